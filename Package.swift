@@ -1,0 +1,63 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "HomeGate",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "homegate", targets: ["homegate"]),
+        .library(name: "MQTT", targets: ["MQTT"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+    ],
+    targets: [
+        // libmosquitto (Debian: libmosquitto-dev). Only the MQTT module imports it.
+        .systemLibrary(
+            name: "CMosquitto",
+            pkgConfig: "libmosquitto",
+            providers: [.apt(["libmosquitto-dev"])]
+        ),
+        // The only Swift face of libmosquitto.
+        .target(
+            name: "MQTT",
+            dependencies: [
+                "CMosquitto",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The YAML configuration file: loading, validation, error messages.
+        .target(
+            name: "HomeGateConfig",
+            dependencies: [
+                "MQTT",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Yams", package: "Yams"),
+            ]
+        ),
+        // The command-line interface: `homegate run`, ...
+        .executableTarget(
+            name: "homegate",
+            dependencies: [
+                "MQTT",
+                "HomeGateConfig",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // Test fixtures: a real Mosquitto on a free port, the homegate binary as a subprocess.
+        .target(
+            name: "TestSupport",
+            dependencies: ["MQTT"],
+            path: "Tests/TestSupport"
+        ),
+        .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
+        .testTarget(name: "HomeGateConfigTests", dependencies: ["HomeGateConfig", "MQTT"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["homegate", "MQTT", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

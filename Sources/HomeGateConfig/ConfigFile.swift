@@ -1,0 +1,95 @@
+import Foundation
+import Logging
+import MQTT
+
+/// The gateway's YAML configuration file, loaded and checked.
+///
+/// Every key is documented in `config/homegate.example.yml`. Relative paths are taken from the
+/// folder the file is in. Secrets are never in the file itself: the broker password comes from
+/// `mqtt.password_file` or `mqtt.password_env`.
+public struct ConfigFile: Sendable {
+    /// The topic everything the gateway publishes lives under (`homegate`).
+    public var baseTopic: TopicName
+    /// Where the gateway keeps its state (created with mode 0700).
+    public var dataDirectory: String
+    /// The least severe log level written.
+    public var logLevel: Logger.Level
+    /// The broker connection.
+    public var mqtt: MQTT.Configuration
+
+    /// The default base topic.
+    public static let defaultBaseTopic = "homegate"
+    /// The default broker.
+    public static let defaultBrokerURL = "mqtt://127.0.0.1:1883"
+
+    /// Loads and checks the file at `path`.
+    /// - Parameter environment: where `mqtt.password_env` is looked up.
+    /// - Throws: ``ConfigError`` naming the file, the line, the key and what is wrong.
+    public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> ConfigFile {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            let exists = FileManager.default.fileExists(atPath: path)
+            throw ConfigError(file: path, line: nil, keyPath: "", problem: exists ? "cannot be read (check its permissions and that it is UTF-8 text)" : "no such file")
+        }
+        return try parse(text, file: path, environment: environment)
+    }
+
+    /// Parses configuration text; `file` names it in errors and anchors relative paths.
+    public static func parse(_ text: String, file: String, environment: [String: String] = [:]) throws(ConfigError) -> ConfigFile {
+        let root = try ConfigNode.parse(text, file: file)
+        let keys = try root.mapping(allowed: ["base_topic", "data_dir", "log_level", "mqtt"])
+        let baseTopic = try keys["base_topic"].map(Self.baseTopic) ?? TopicName(uncheckedDefault: defaultBaseTopic)
+        let dataDirectory = try keys["data_dir"]?.path() ?? ConfigNode.resolve("data", relativeTo: file)
+        let logLevel = try keys["log_level"].map(Self.logLevel) ?? .info
+        let mqtt = try keys["mqtt"].map { node throws(ConfigError) in try MQTTSection.read(node, baseTopic: baseTopic, environment: environment) }
+            ?? MQTTSection.defaults(baseTopic: baseTopic, file: file)
+        return ConfigFile(baseTopic: baseTopic, dataDirectory: dataDirectory, logLevel: logLevel, mqtt: mqtt)
+    }
+
+    /// The log levels as written in the file and on the command line.
+    public static let logLevelNames = Logger.Level.allCases.map(\.rawValue)
+
+    static func logLevel(_ node: ConfigNode) throws(ConfigError) -> Logger.Level {
+        Logger.Level(rawValue: try node.choice(logLevelNames))!
+    }
+
+    /// A base topic: a valid topic name without empty levels, not starting with `$`.
+    static func baseTopic(_ node: ConfigNode) throws(ConfigError) -> TopicName {
+        let text = try node.nonEmptyString()
+        do {
+            return try validBaseTopic(text)
+        } catch {
+            throw node.error(error.description)
+        }
+    }
+
+    /// Checks a base topic given in the file or on the command line.
+    public static func validBaseTopic(_ text: String) throws(BaseTopicError) -> TopicName {
+        let topic: TopicName
+        do {
+            topic = try TopicName(text)
+        } catch {
+            throw BaseTopicError(description: error.reason)
+        }
+        if text.hasPrefix("$") { throw BaseTopicError(description: "must not start with '$' (brokers reserve those topics)") }
+        if topic.levels.contains(where: \.isEmpty) {
+            throw BaseTopicError(description: "\"\(text)\" has an empty level (a leading, trailing or doubled '/')")
+        }
+        return topic
+    }
+
+    /// Why a base topic was refused.
+    public struct BaseTopicError: Error, CustomStringConvertible {
+        public let description: String
+    }
+}
+
+extension TopicName {
+    /// For compile-time constants known to be valid.
+    init(uncheckedDefault text: String) {
+        // The defaults are plain ASCII words: valid by construction.
+        self = try! TopicName(text) // swiftlint:disable:this force_try
+    }
+}

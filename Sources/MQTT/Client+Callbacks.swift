@@ -1,0 +1,175 @@
+internal import CMosquitto
+import Foundation
+import Logging
+
+/// libmosquitto's callbacks. They run on the client's network thread.
+///
+/// They are registered from this nonisolated enum on purpose: a C callback closure written inside
+/// an actor-isolated method inherits the isolation and traps at run time on libmosquitto's thread.
+/// Each callback copies what it needs out of libmosquitto's memory before returning.
+enum Callbacks {
+    static func install(on pointer: OpaquePointer, owner: UnsafeMutableRawPointer) throws(ConfigurationError) {
+        mosquitto_user_data_set(pointer, owner)
+        mosquitto_connect_v5_callback_set(pointer) { _, owner, code, flags, _ in
+            Callbacks.client(owner).didReceiveConnack(code: code, sessionPresent: flags & 1 == 1)
+        }
+        mosquitto_publish_v5_callback_set(pointer) { _, owner, mid, reasonCode, _ in
+            Callbacks.client(owner).didAcknowledge(mid: mid, Client.Acknowledgement(reasonCode: reasonCode))
+        }
+        mosquitto_subscribe_v5_callback_set(pointer) { _, owner, mid, count, granted, _ in
+            let codes = (0..<Int(count)).map { granted?[$0] ?? 0x80 }
+            Callbacks.client(owner).didAcknowledge(mid: mid, Client.Acknowledgement(grantedQoS: codes))
+        }
+        mosquitto_unsubscribe_v5_callback_set(pointer) { _, owner, mid, _ in
+            Callbacks.client(owner).didAcknowledge(mid: mid, Client.Acknowledgement())
+        }
+        mosquitto_message_v5_callback_set(pointer) { _, owner, message, properties in
+            guard let message else { return }
+            Callbacks.client(owner).didReceive(message.pointee, properties: properties)
+        }
+        mosquitto_log_callback_set(pointer) { _, owner, level, text in
+            guard let text else { return }
+            Callbacks.client(owner).didLog(level: level, String(cString: text))
+        }
+    }
+
+    static func client(_ owner: UnsafeMutableRawPointer?) -> Client {
+        Unmanaged<Client>.fromOpaque(owner!).takeUnretainedValue()
+    }
+}
+
+extension Client {
+    /// CONNACK: on success restore the subscriptions and announce the connection; on a refusal
+    /// that retrying cannot fix, stop.
+    func didReceiveConnack(code: Int32, sessionPresent: Bool) {
+        guard code == 0 else {
+            refuseConnection(code: code)
+            return
+        }
+        let toRestore = state.withLock { state in
+            state.isConnected = true
+            state.sessionPresent = sessionPresent
+            return sessionPresent ? [] : Array(state.subscriptions.values)
+        }
+        for subscription in toRestore {
+            do {
+                _ = try sendSubscribe(subscription)
+            } catch {
+                logger.error("could not restore the subscription to \(subscription.filter): \(error)")
+            }
+        }
+        logger.info("connected to the MQTT broker at \(configuration.url) (MQTT \(configuration.protocolVersion.rawValue), client id \(configuration.clientID))")
+        emit(.connected(sessionPresent: sessionPresent))
+    }
+
+    private func refuseConnection(code: Int32) {
+        let reason = String(cString: configuration.protocolVersion == .v5 ? mosquitto_reason_string(code) : mosquitto_connack_string(code))
+        guard ConnackCode.isFatal(code) else {
+            state.withLock { $0.lastLibraryError = "broker answered: \(reason)" }
+            return
+        }
+        let error = ClientError(.refused(code: code, reason: reason))
+        state.withLock { $0.fatalError = error }
+        var message = "the MQTT broker at \(configuration.url) refused the connection: \(reason)"
+        if error.isAuthenticationFailure {
+            message += configuration.effectiveUsername.map { " (user \"\($0)\"); check the user name and password" }
+                ?? " (no user name was given); check the broker's credentials"
+        }
+        logger.error("\(message)")
+        mosquitto_disconnect_v5(handle.pointer, 0, nil)
+    }
+
+    /// An acknowledgement for `mid`: resume its waiter, or keep it for a waiter still to come.
+    func didAcknowledge(mid: Int32, _ acknowledgement: Acknowledgement) {
+        let waiter: CheckedContinuation<Acknowledgement, any Error>? = state.withLock { state in
+            switch state.acknowledgements.removeValue(forKey: mid) {
+            case .waiting(let continuation):
+                return continuation
+            case .abandoned:
+                return nil
+            case .arrived, nil:
+                state.acknowledgements[mid] = .arrived(acknowledgement)
+                return nil
+            }
+        }
+        waiter?.resume(returning: acknowledgement)
+    }
+
+    /// A message from the broker: copy it out and hand it to ``messages``.
+    func didReceive(_ raw: mosquitto_message, properties: OpaquePointer?) {
+        guard let topicPointer = raw.topic, let topic = try? TopicName(String(cString: topicPointer)) else {
+            logger.warning("dropped a received message whose topic is not valid")
+            return
+        }
+        let payload = raw.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(raw.payloadlen))) } ?? []
+        let message = Message(
+            topic: topic,
+            payload: payload,
+            qos: QoS(rawValue: raw.qos) ?? .atMostOnce,
+            retain: raw.retain,
+            properties: PropertyList.read(properties)
+        )
+        if case .dropped(_) = messageSink.yield(message) {
+            let dropped = state.withLock { state -> Int in
+                state.droppedMessages += 1
+                return state.droppedMessages
+            }
+            if dropped == 1 || dropped.isMultiple(of: 1000) {
+                logger.warning("the consumer of received MQTT messages is \(configuration.incomingBufferLimit) messages behind; \(dropped) dropped so far")
+            }
+        }
+    }
+
+    /// libmosquitto's own log lines: errors are kept to explain the next disconnect.
+    func didLog(level: Int32, _ text: String) {
+        switch level {
+        case MOSQ_LOG_ERR:
+            state.withLock { $0.lastLibraryError = text }
+            logger.debug("libmosquitto: \(text)")
+        case MOSQ_LOG_WARNING:
+            logger.debug("libmosquitto: \(text)")
+        default:
+            logger.trace("libmosquitto: \(text)")
+        }
+    }
+}
+
+/// Process-wide libmosquitto set-up and error texts.
+enum Library {
+    private static let initialized: Void = {
+        mosquitto_lib_init()
+    }()
+
+    /// Calls `mosquitto_lib_init` once per process.
+    static func initialize() {
+        _ = initialized
+    }
+
+    static func check(_ rc: Int32, _ what: String) throws(ConfigurationError) {
+        guard rc != MOSQ_ERR_SUCCESS.rawValue else { return }
+        throw ConfigurationError("libmosquitto refused the \(what) setting: \(describe(rc, errno: errno))")
+    }
+
+    static func error(_ function: String, _ rc: Int32) -> ClientError {
+        ClientError(.library(function: function, code: rc, message: describe(rc, errno: errno)))
+    }
+
+    /// A libmosquitto result code in words; `MOSQ_ERR_ERRNO` is explained by the saved errno.
+    static func describe(_ rc: Int32, errno savedErrno: Int32) -> String {
+        if rc == MOSQ_ERR_ERRNO.rawValue {
+            return String(cString: strerror(savedErrno)).lowercased()
+        }
+        if rc == MOSQ_ERR_NO_CONN.rawValue { return "the connection was closed" }
+        if rc == MOSQ_ERR_CONN_LOST.rawValue { return "the connection was lost" }
+        if rc == MOSQ_ERR_KEEPALIVE.rawValue { return "the broker stopped answering (keep-alive timeout)" }
+        return String(cString: mosquitto_strerror(rc)).lowercased()
+    }
+
+    /// `1.5 s`, `250 ms`.
+    static func format(_ duration: Duration) -> String {
+        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        if milliseconds < 1000 { return "\(milliseconds) ms" }
+        let seconds = Double(milliseconds) / 1000
+        return seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+    }
+}

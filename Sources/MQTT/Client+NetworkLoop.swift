@@ -1,0 +1,143 @@
+internal import CMosquitto
+import Foundation
+import Logging
+
+extension Client {
+    /// How long a clean disconnect may take before the socket is simply closed.
+    static let disconnectGracePeriod = Duration.seconds(2)
+    /// How long one `mosquitto_loop` call may wait for the socket (it wakes early on any send).
+    static let loopTimeoutMilliseconds: Int32 = 1000
+
+    /// The body of the network thread: connect, serve the connection, wait, reconnect, until a
+    /// stop is requested or the broker refuses us for good.
+    func networkLoop() {
+        var backoff = configuration.backoff
+        while !stopRequested {
+            let outcome = connectAndServe()
+            if stopRequested || fatalError != nil { break }
+            if outcome.stage == .served { backoff.reset() }
+            let reason = describeDisconnect(outcome)
+            let delay = backoff.nextDelay()
+            logDisconnect(reason: reason, outcome: outcome, delay: delay, attempt: backoff.attempts)
+            emit(.disconnected(reason: reason))
+            emit(.reconnecting(delay: delay, attempt: backoff.attempts + 1))
+            if waitBeforeReconnect(delay) == false { break }
+        }
+        finish()
+    }
+
+    /// How one connection attempt ended.
+    struct ConnectionOutcome {
+        enum Stage {
+            /// The TCP (or TLS) connection could not be opened.
+            case connectFailed
+            /// The connection opened but ended before the broker accepted us.
+            case endedBeforeAccepted
+            /// The broker accepted us; later the connection ended.
+            case served
+        }
+
+        let stage: Stage
+        /// The libmosquitto result that ended it.
+        let code: Int32
+        /// `errno` right after, which explains `MOSQ_ERR_ERRNO`.
+        let errno: Int32
+    }
+
+    /// Opens a connection and runs libmosquitto's loop on it until it ends.
+    private func connectAndServe() -> ConnectionOutcome {
+        let url = configuration.url
+        let properties = connectProperties()
+        defer { properties.free() }
+        let keepAlive = Int32(configuration.keepAlive.components.seconds)
+        let rc = mosquitto_connect_bind_v5(handle.pointer, url.host, Int32(url.port), keepAlive, nil, properties.list)
+        if rc != MOSQ_ERR_SUCCESS.rawValue {
+            return ConnectionOutcome(stage: .connectFailed, code: rc, errno: errno)
+        }
+        logger.debug("TCP connection to \(url) open, CONNECT sent")
+        var code: Int32
+        repeat {
+            code = mosquitto_loop(handle.pointer, Self.loopTimeoutMilliseconds, 1)
+            if let since = state.withLock({ $0.stopRequestedAt }), since.duration(to: .now) > Self.disconnectGracePeriod {
+                break
+            }
+        } while code == MOSQ_ERR_SUCCESS.rawValue
+        let lastErrno = errno
+        let wasConnected = state.withLock { state -> Bool in
+            defer { state.isConnected = false }
+            return state.isConnected
+        }
+        return ConnectionOutcome(stage: wasConnected ? .served : .endedBeforeAccepted, code: code, errno: lastErrno)
+    }
+
+    /// MQTT 5 CONNECT properties: the session expiry when the session is to be kept.
+    private func connectProperties() -> PropertyList {
+        guard configuration.protocolVersion == .v5, !configuration.cleanStart else { return PropertyList() }
+        var list = PropertyList()
+        let seconds = UInt32(clamping: configuration.sessionExpiry.components.seconds)
+        mosquitto_property_add_int32(&list.list, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), seconds)
+        return list
+    }
+
+    /// Sleeps `delay` unless a stop is requested first; false if it was.
+    private func waitBeforeReconnect(_ delay: Duration) -> Bool {
+        let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+        _ = wake.wait(timeout: .now() + .nanoseconds(Int(nanoseconds)))
+        return !stopRequested
+    }
+
+    private var stopRequested: Bool {
+        state.withLock { $0.stopRequestedAt != nil }
+    }
+
+    private var fatalError: ClientError? {
+        state.withLock { $0.fatalError }
+    }
+
+    private func describeDisconnect(_ outcome: ConnectionOutcome) -> String {
+        let libraryDetail = state.withLock { state -> String? in
+            defer { state.lastLibraryError = nil }
+            return state.lastLibraryError
+        }
+        var reason = Library.describe(outcome.code, errno: outcome.errno)
+        if let libraryDetail { reason += " (\(libraryDetail))" }
+        return reason
+    }
+
+    private func logDisconnect(reason: String, outcome: ConnectionOutcome, delay: Duration, attempt: Int) {
+        let url = configuration.url
+        let wait = Library.format(delay)
+        switch outcome.stage {
+        case .connectFailed:
+            logger.warning("cannot reach the MQTT broker at \(url): \(reason); retrying in \(wait) (attempt \(attempt + 1))")
+        case .endedBeforeAccepted:
+            logger.warning("the MQTT broker at \(url) closed the connection before accepting it: \(reason); retrying in \(wait)")
+        case .served:
+            logger.warning("lost the connection to the MQTT broker at \(url): \(reason); reconnecting in \(wait)")
+        }
+    }
+
+    /// Ends the run: fails what can no longer complete, finishes the streams, resumes ``run()``.
+    private func finish() {
+        let (completion, waiting, fatal) = state.withLock { state in
+            state.phase = .stopped
+            state.isConnected = false
+            let waiting = state.acknowledgements.values.compactMap { slot -> CheckedContinuation<Acknowledgement, any Error>? in
+                if case .waiting(let continuation) = slot { return continuation }
+                return nil
+            }
+            state.acknowledgements.removeAll()
+            defer { state.runCompletion = nil }
+            return (state.runCompletion, waiting, state.fatalError)
+        }
+        for continuation in waiting { continuation.resume(throwing: ClientError.stopped) }
+        logger.info("MQTT client stopped")
+        emit(.stopped)
+        messageSink.finish()
+        if let fatal {
+            completion?.resume(throwing: fatal)
+        } else {
+            completion?.resume()
+        }
+    }
+}

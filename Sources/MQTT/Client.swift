@@ -1,0 +1,351 @@
+internal import CMosquitto
+import Foundation
+import Logging
+import Synchronization
+
+/// An MQTT client over libmosquitto: connect, publish, subscribe, receive, reconnect.
+///
+/// ```swift
+/// let client = try Client(configuration: configuration, logger: logger)
+/// try await withThrowingTaskGroup(of: Void.self) { group in
+///     group.addTask { try await client.run() }          // connects, reconnects, until stopped
+///     for await event in client.connectionEvents() {
+///         if case .connected = event { break }
+///     }
+///     try await client.subscribe([Subscription(try TopicFilter("a/#"))])
+///     try await client.publish(Message(topic: try TopicName("a/b"), payload: "hello"))
+///     for await message in client.messages { ... }
+/// }
+/// ```
+///
+/// The network runs on a thread of the client's own, where libmosquitto calls back; nothing
+/// here blocks a Swift concurrency thread. ``run()`` connects and keeps the connection: after a
+/// failed attempt or a lost connection it waits (``Backoff``) and tries again, restoring every
+/// subscription, until ``disconnect()`` is called, the task running it is cancelled, or the
+/// broker refuses the credentials (then ``run()`` throws).
+public final class Client: Sendable {
+    /// The settings this client was built with.
+    public let configuration: Configuration
+
+    /// Every message received, in the order the broker delivered them. One consumer.
+    ///
+    /// Memory is bounded: at most ``Configuration/incomingBufferLimit`` messages wait for the
+    /// consumer. When the consumer falls that far behind, newer messages are dropped (the oldest
+    /// are kept, as Mosquitto itself does with a full queue), each drop is counted in
+    /// ``droppedMessageCount`` and reported in the log. The network thread never waits for the
+    /// consumer, so keep-alives, acknowledgements and publishes go on.
+    /// The stream finishes when the client stops.
+    public let messages: AsyncStream<Message>
+
+    let handle: Handle
+    let logger: Logger
+    let state = Mutex(State())
+    let messageSink: AsyncStream<Message>.Continuation
+    let wake = DispatchSemaphore(value: 0)
+
+    /// Creates the client; nothing connects until ``run()``.
+    /// - Throws: ``ConfigurationError`` for settings that cannot work (see ``Configuration``).
+    public init(configuration: Configuration, logger: Logger) throws(ConfigurationError) {
+        try configuration.validate()
+        Library.initialize()
+        guard let pointer = mosquitto_new(configuration.clientID, configuration.cleanStart, nil) else {
+            throw ConfigurationError("libmosquitto could not create a client (out of memory)")
+        }
+        self.configuration = configuration
+        self.logger = logger
+        self.handle = Handle(pointer)
+        (messages, messageSink) = AsyncStream.makeStream(of: Message.self, bufferingPolicy: .bufferingOldest(configuration.incomingBufferLimit))
+        do {
+            try Callbacks.install(on: pointer, owner: Unmanaged.passUnretained(self).toOpaque())
+            try applyOptions()
+        } catch {
+            mosquitto_destroy(pointer)
+            throw error
+        }
+    }
+
+    deinit {
+        mosquitto_destroy(handle.pointer)
+        messageSink.finish()
+    }
+
+    /// Messages dropped because the consumer of ``messages`` fell behind.
+    public var droppedMessageCount: Int {
+        state.withLock { $0.droppedMessages }
+    }
+
+    /// Whether the broker has accepted the current connection.
+    public var isConnected: Bool {
+        state.withLock { $0.isConnected }
+    }
+
+    /// A stream of connection changes. It starts with `.connected` if the client is connected
+    /// now, and finishes after `.stopped`. Any number of streams may be open.
+    public func connectionEvents() -> AsyncStream<ConnectionEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ConnectionEvent.self)
+        let id = UUID()
+        let current: ConnectionEvent? = state.withLock { state in
+            state.eventSinks[id] = continuation
+            return state.phase == .stopped ? .stopped : (state.isConnected ? .connected(sessionPresent: state.sessionPresent) : nil)
+        }
+        if let current { continuation.yield(current) }
+        if current == .stopped { continuation.finish() }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.eventSinks.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Connects and stays connected until ``disconnect()`` or cancellation; then disconnects
+    /// cleanly (the will is not sent) and returns.
+    ///
+    /// Unreachable brokers and lost connections are retried with ``Configuration/backoff``,
+    /// each attempt logged. Call it once.
+    /// - Throws: ``ClientError`` when the broker refuses the connection for a reason that
+    ///   retrying cannot fix (bad user name or password, not authorised, banned, bad client id).
+    public func run() async throws {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let started = state.withLock { state -> Bool in
+                    guard state.phase == .idle else { return false }
+                    state.phase = .running
+                    state.runCompletion = continuation
+                    return true
+                }
+                guard started else {
+                    continuation.resume(throwing: ClientError(.alreadyRunning))
+                    return
+                }
+                let thread = Thread { [self] in networkLoop() }
+                thread.name = "mqtt-\(configuration.clientID)"
+                thread.start()
+            }
+        } onCancel: {
+            requestStop()
+        }
+    }
+
+    /// Disconnects and waits until ``run()`` has ended. Messages not yet acknowledged by then fail
+    /// with ``ClientError/stopped``.
+    /// - Parameter sendingWill: false (the default) disconnects cleanly and the broker discards the
+    ///   will; true asks the broker to publish the will anyway (MQTT 5 reason code 0x04; with
+    ///   MQTT 3.1.1 the connection is dropped without DISCONNECT, to the same effect).
+    public func disconnect(sendingWill: Bool = false) async {
+        let stream = connectionEvents()
+        requestStop(sendingWill: sendingWill)
+        for await event in stream where event == .stopped { break }
+    }
+
+    /// Publishes a message.
+    ///
+    /// QoS 0 returns once the message is written to the socket. QoS 1 and 2 return once the broker
+    /// has acknowledged it; such messages published while the connection is down are kept by
+    /// libmosquitto (in memory) and sent after the reconnect.
+    /// - Throws: ``ClientError/notConnected`` for QoS 0 without a connection; a refusal by the
+    ///   broker (MQTT 5 reason code); ``ClientError/stopped`` if the client stops first.
+    public func publish(_ message: Message) async throws {
+        let properties = PropertyList(message.properties, protocolVersion: configuration.protocolVersion)
+        defer { properties.free() }
+        var mid: Int32 = 0
+        let rc = message.payload.withUnsafeBytes { bytes in
+            mosquitto_publish_v5(handle.pointer, &mid, message.topic.string, Int32(bytes.count), bytes.baseAddress, message.qos.rawValue, message.retain, properties.list)
+        }
+        if rc == MOSQ_ERR_NO_CONN.rawValue && message.qos == .atMostOnce { throw ClientError.notConnected }
+        if rc != MOSQ_ERR_SUCCESS.rawValue && rc != MOSQ_ERR_NO_CONN.rawValue {
+            throw Library.error("mosquitto_publish_v5", rc)
+        }
+        // NO_CONN with QoS > 0: libmosquitto has queued the message and sends it after the reconnect.
+        let code = try await awaitAcknowledgement(of: mid).reasonCode
+        if code >= 0x80 { throw ClientError(.publishRefused(topic: message.topic.string, code: code)) }
+    }
+
+    /// Subscribes, and keeps the subscriptions: they are restored after every reconnect.
+    ///
+    /// Connected, it returns when the broker has acknowledged the subscriptions. Not connected,
+    /// it records them and returns; they are made when the connection is (re)established.
+    /// - Throws: ``ClientError`` if the broker refuses a subscription (it is then forgotten).
+    public func subscribe(_ subscriptions: [Subscription]) async throws {
+        let connected = state.withLock { state in
+            for subscription in subscriptions { state.subscriptions[subscription.filter] = subscription }
+            return state.isConnected
+        }
+        guard connected else { return }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for subscription in subscriptions {
+                guard let mid = try sendSubscribe(subscription) else { continue }
+                group.addTask { try await self.confirmSubscription(subscription.filter, mid: mid) }
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    /// Removes subscriptions; they are no longer restored after a reconnect.
+    public func unsubscribe(_ filters: [TopicFilter]) async throws {
+        let connected = state.withLock { state in
+            for filter in filters { state.subscriptions.removeValue(forKey: filter) }
+            return state.isConnected
+        }
+        guard connected else { return }
+        for filter in filters {
+            var mid: Int32 = 0
+            let rc = mosquitto_unsubscribe_v5(handle.pointer, &mid, filter.string, nil)
+            if rc == MOSQ_ERR_NO_CONN.rawValue { continue }
+            if rc != MOSQ_ERR_SUCCESS.rawValue { throw Library.error("mosquitto_unsubscribe_v5", rc) }
+            _ = try await awaitAcknowledgement(of: mid)
+        }
+    }
+
+    // MARK: - Internals shared with the network thread and the callbacks
+
+    /// Sends one SUBSCRIBE; nil if the connection is down (it will be restored on connect).
+    func sendSubscribe(_ subscription: Subscription) throws -> Int32? {
+        var mid: Int32 = 0
+        let options = configuration.protocolVersion == .v5 ? subscription.optionBits : 0
+        let rc = mosquitto_subscribe_v5(handle.pointer, &mid, subscription.filter.string, subscription.qos.rawValue, options, nil)
+        if rc == MOSQ_ERR_NO_CONN.rawValue { return nil }
+        if rc != MOSQ_ERR_SUCCESS.rawValue { throw Library.error("mosquitto_subscribe_v5", rc) }
+        return mid
+    }
+
+    private func confirmSubscription(_ filter: TopicFilter, mid: Int32) async throws {
+        let granted = try await awaitAcknowledgement(of: mid).grantedQoS
+        if let code = granted.first, code >= 0x80 {
+            state.withLock { _ = $0.subscriptions.removeValue(forKey: filter) }
+            throw ClientError(.subscriptionRefused(filter: filter.string, code: code))
+        }
+    }
+
+    /// Waits for the acknowledgement libmosquitto reports for `mid` (PUBACK, PUBCOMP, SUBACK,
+    /// UNSUBACK, or the write of a QoS 0 message). The callback may come before this call.
+    private func awaitAcknowledgement(of mid: Int32) async throws -> Acknowledgement {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Acknowledgement, any Error>) in
+                let early: Result<Acknowledgement, ClientError>? = state.withLock { state in
+                    switch state.acknowledgements.removeValue(forKey: mid) {
+                    case .arrived(let acknowledgement):
+                        return .success(acknowledgement)
+                    default:
+                        if state.phase == .stopped { return .failure(.stopped) }
+                        state.acknowledgements[mid] = .waiting(continuation)
+                        return nil
+                    }
+                }
+                if let early { continuation.resume(with: early.mapError { $0 as any Error }) }
+            }
+        } onCancel: {
+            let waiting: CheckedContinuation<Acknowledgement, any Error>? = state.withLock { state in
+                guard case .waiting(let continuation) = state.acknowledgements[mid] else { return nil }
+                state.acknowledgements[mid] = .abandoned
+                return continuation
+            }
+            waiting?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Asks the network thread to disconnect and stop.
+    func requestStop(sendingWill: Bool = false) {
+        let (first, neverRan) = state.withLock { state -> (Bool, Bool) in
+            guard state.stopRequestedAt == nil else { return (false, false) }
+            state.stopRequestedAt = ContinuousClock.now
+            guard state.phase == .idle else { return (true, false) }
+            state.phase = .stopped
+            return (true, true)
+        }
+        guard first else { return }
+        if neverRan {
+            emit(.stopped)
+            messageSink.finish()
+            return
+        }
+        if sendingWill && configuration.protocolVersion == .v311 {
+            simulateConnectionLoss()
+        } else {
+            mosquitto_disconnect_v5(handle.pointer, sendingWill ? Self.disconnectWithWill : 0, nil)
+        }
+        wake.signal()
+    }
+
+    /// Hands every open connection-event stream an event.
+    func emit(_ event: ConnectionEvent) {
+        let sinks = state.withLock { Array($0.eventSinks.values) }
+        for sink in sinks {
+            sink.yield(event)
+            if event == .stopped { sink.finish() }
+        }
+    }
+
+    /// MQTT 5 DISCONNECT reason code "Disconnect with Will Message".
+    static let disconnectWithWill: Int32 = 0x04
+
+    /// Closes the socket under libmosquitto's feet, as a crash or a cut cable would: the broker
+    /// sees the connection drop without DISCONNECT and publishes the will. For tests.
+    func simulateConnectionLoss() {
+        let socket = mosquitto_socket(handle.pointer)
+        if socket >= 0 { shutdown(socket, Int32(SHUT_RDWR)) }
+    }
+
+    private func applyOptions() throws(ConfigurationError) {
+        let pointer = handle.pointer
+        try Library.check(mosquitto_threaded_set(pointer, true), "mosquitto_threaded_set")
+        let version = configuration.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
+        try Library.check(mosquitto_int_option(pointer, MOSQ_OPT_PROTOCOL_VERSION, version), "protocol version")
+        try Library.check(mosquitto_int_option(pointer, MOSQ_OPT_TCP_NODELAY, 1), "TCP_NODELAY")
+        if let username = configuration.effectiveUsername {
+            try Library.check(mosquitto_username_pw_set(pointer, username, configuration.password?.value), "user name and password")
+        }
+        if configuration.url.usesTLS {
+            let tls = configuration.tls
+            if tls.caFile == nil {
+                try Library.check(mosquitto_int_option(pointer, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "system CA certificates")
+            }
+            try Library.check(mosquitto_tls_set(pointer, tls.caFile, nil, tls.certificateFile, tls.privateKeyFile, nil), "TLS files")
+        }
+        if let will = configuration.will {
+            let properties = PropertyList(will.properties, protocolVersion: configuration.protocolVersion)
+            let rc = will.payload.withUnsafeBytes { bytes in
+                mosquitto_will_set_v5(pointer, will.topic.string, Int32(bytes.count), bytes.baseAddress, will.qos.rawValue, will.retain, properties.list)
+            }
+            if rc != MOSQ_ERR_SUCCESS.rawValue { properties.free() } // taken over only on success
+            try Library.check(rc, "will message")
+        }
+    }
+}
+
+extension Client {
+    /// The libmosquitto handle; it lives as long as the client.
+    struct Handle: @unchecked Sendable {
+        let pointer: OpaquePointer
+        init(_ pointer: OpaquePointer) { self.pointer = pointer }
+    }
+
+    /// What an acknowledgement carried.
+    struct Acknowledgement: Sendable {
+        var reasonCode: Int32 = 0
+        var grantedQoS: [Int32] = []
+    }
+
+    enum AcknowledgementSlot {
+        case waiting(CheckedContinuation<Acknowledgement, any Error>)
+        case arrived(Acknowledgement)
+        case abandoned
+    }
+
+    enum Phase: Equatable {
+        case idle, running, stopped
+    }
+
+    /// Everything the network thread and the callers share, behind one lock.
+    struct State: ~Copyable {
+        var phase = Phase.idle
+        var isConnected = false
+        var sessionPresent = false
+        var stopRequestedAt: ContinuousClock.Instant?
+        var fatalError: ClientError?
+        var lastLibraryError: String?
+        var subscriptions: [TopicFilter: Subscription] = [:]
+        var acknowledgements: [Int32: AcknowledgementSlot] = [:]
+        var eventSinks: [UUID: AsyncStream<ConnectionEvent>.Continuation] = [:]
+        var runCompletion: CheckedContinuation<Void, any Error>?
+        var droppedMessages = 0
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+
+/// Everything a ``Client`` needs to know to reach and talk to a broker.
+///
+/// Values are checked by ``Client/init(configuration:logger:)``: a bad combination (TLS files on
+/// an `mqtt://` URL, a certificate without its key, a keep-alive out of range) is refused there
+/// with a ``ConfigurationError`` that says what is wrong.
+public struct Configuration: Sendable {
+    /// Where the broker is.
+    public var url: BrokerURL
+    /// The MQTT client identifier. Brokers disconnect an older client that uses the same one.
+    public var clientID: String
+    /// The user name; when nil, the one in the URL, if any.
+    public var username: String?
+    /// The password, read from a file or an environment variable (see ``Secret``).
+    public var password: Secret?
+    /// TLS settings, used with `mqtts://` URLs.
+    public var tls: TLS
+    /// The keep-alive interval: 0 (off) or 5 to 65,535 seconds.
+    public var keepAlive: Duration
+    /// Start a new session at every connect (the default). With `false`, MQTT 5 asks the broker
+    /// to keep the session for ``sessionExpiry`` after a disconnect.
+    public var cleanStart: Bool
+    /// How long the broker keeps a session after a disconnect when ``cleanStart`` is false (MQTT 5).
+    public var sessionExpiry: Duration
+    /// MQTT 5 (default) or 3.1.1.
+    public var protocolVersion: ProtocolVersion
+    /// The Last Will: published by the broker if this client goes away without a clean disconnect.
+    public var will: Message?
+    /// The reconnect policy.
+    public var backoff: Backoff
+    /// How many received messages may wait for the consumer of ``Client/messages`` before new
+    /// ones are dropped (and counted, and logged). See ``Client/messages``.
+    public var incomingBufferLimit: Int
+
+    public init(
+        url: BrokerURL,
+        clientID: String,
+        username: String? = nil,
+        password: Secret? = nil,
+        tls: TLS = TLS(),
+        keepAlive: Duration = .seconds(30),
+        cleanStart: Bool = true,
+        sessionExpiry: Duration = .seconds(3600),
+        protocolVersion: ProtocolVersion = .v5,
+        will: Message? = nil,
+        backoff: Backoff? = nil,
+        incomingBufferLimit: Int = 65_536
+    ) {
+        self.url = url
+        self.clientID = clientID
+        self.username = username
+        self.password = password
+        self.tls = tls
+        self.keepAlive = keepAlive
+        self.cleanStart = cleanStart
+        self.sessionExpiry = sessionExpiry
+        self.protocolVersion = protocolVersion
+        self.will = will
+        self.backoff = backoff ?? .standard
+        self.incomingBufferLimit = incomingBufferLimit
+    }
+
+    /// The user name actually sent: ``username``, else the URL's.
+    public var effectiveUsername: String? { username ?? url.username }
+
+    /// TLS settings: a CA file to trust (else the system's CAs) and an optional client certificate.
+    public struct TLS: Sendable, Equatable {
+        /// PEM file with the certificate authorities to trust; nil trusts the system's.
+        public var caFile: String?
+        /// PEM client certificate, for brokers that require one.
+        public var certificateFile: String?
+        /// PEM private key of the client certificate (unencrypted).
+        public var privateKeyFile: String?
+
+        public init(caFile: String? = nil, certificateFile: String? = nil, privateKeyFile: String? = nil) {
+            self.caFile = caFile
+            self.certificateFile = certificateFile
+            self.privateKeyFile = privateKeyFile
+        }
+
+        /// Whether any TLS setting is given.
+        public var isEmpty: Bool { self == TLS() }
+    }
+
+    /// Checks the combination of settings.
+    public func validate() throws(ConfigurationError) {
+        if clientID.isEmpty { throw ConfigurationError("the client id must not be empty") }
+        if clientID.utf8.count > 65_535 { throw ConfigurationError("the client id is longer than 65,535 bytes") }
+        let seconds = keepAlive.components.seconds
+        if seconds != 0 && !(5...65_535).contains(seconds) {
+            throw ConfigurationError("keep-alive must be 0 (off) or 5 to 65535 seconds, got \(seconds)")
+        }
+        if !tls.isEmpty && !url.usesTLS {
+            throw ConfigurationError("TLS files are set but the broker URL \(url) is not mqtts://")
+        }
+        if (tls.certificateFile == nil) != (tls.privateKeyFile == nil) {
+            throw ConfigurationError("a client certificate needs both a certificate file and a private key file")
+        }
+        if password != nil && effectiveUsername == nil {
+            throw ConfigurationError("a password is set but no user name")
+        }
+        if incomingBufferLimit < 1 {
+            throw ConfigurationError("the incoming buffer limit must be at least 1, got \(incomingBufferLimit)")
+        }
+        for file in [tls.caFile, tls.certificateFile, tls.privateKeyFile].compactMap({ $0 }) {
+            guard let handle = fopen(file, "r") else {
+                throw ConfigurationError("cannot read TLS file \(file): \(String(cString: strerror(errno)))")
+            }
+            fclose(handle)
+        }
+    }
+}
+
+/// A setting that cannot work, and why.
+public struct ConfigurationError: Error, Equatable, CustomStringConvertible {
+    public let message: String
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,89 @@
+/// Why a string is not a valid MQTT topic name or topic filter.
+///
+/// The description says what is wrong in words a person understands, for example
+/// `topic "a/#/b" is not valid: '#' must be the last level of a filter, alone`.
+public struct TopicError: Error, Equatable, CustomStringConvertible {
+    enum Kind: Equatable {
+        case empty
+        case tooLong(bytes: Int)
+        case tooManyLevels(Int)
+        case nul
+        case controlCharacter(Unicode.Scalar)
+        case nonCharacter(Unicode.Scalar)
+        case wildcardInName(Character)
+        case multiLevelWildcardNotLast
+        case singleLevelWildcardNotAlone
+    }
+
+    let kind: Kind
+    /// The rejected topic, with control characters escaped so it can be printed.
+    public let topic: String
+
+    init(_ kind: Kind, topic: String) {
+        self.kind = kind
+        self.topic = topic.unicodeScalars.map { $0.properties.generalCategory == .control ? $0.escaped(asASCII: true) : String($0) }.joined()
+    }
+
+    public var description: String {
+        "topic \"\(topic.prefix(200))\(topic.count > 200 ? "…" : "")\" is not valid: \(reason)"
+    }
+
+    /// What is wrong, without the topic.
+    public var reason: String {
+        switch kind {
+        case .empty:
+            return "a topic must not be empty"
+        case .tooLong(let bytes):
+            return "it is \(bytes) bytes long in UTF-8; MQTT allows at most \(Topic.maximumLength)"
+        case .tooManyLevels(let levels):
+            return "it has \(levels) levels; Mosquitto accepts at most \(Topic.maximumLevels)"
+        case .nul:
+            return "it contains a NUL character (U+0000)"
+        case .controlCharacter(let scalar):
+            return "it contains the control character \(Topic.codePoint(scalar)), which brokers reject"
+        case .nonCharacter(let scalar):
+            return "it contains the Unicode non-character \(Topic.codePoint(scalar)), which brokers reject"
+        case .wildcardInName(let wildcard):
+            return "'\(wildcard)' is a wildcard; it may appear in a subscription filter, never in a published topic"
+        case .multiLevelWildcardNotLast:
+            return "'#' must be the last level of a filter, alone (as in \"a/b/#\")"
+        case .singleLevelWildcardNotAlone:
+            return "'+' must fill a whole level of a filter (as in \"a/+/c\")"
+        }
+    }
+}
+
+/// The rules MQTT topic names and filters share.
+enum Topic {
+    /// MQTT encodes a topic's length in two bytes.
+    static let maximumLength = 65_535
+    /// Mosquitto's `TOPIC_HIERARCHY_LIMIT`: the broker refuses topics with more levels.
+    static let maximumLevels = 200
+
+    /// Checks what every topic name and filter must satisfy; returns its levels.
+    static func validateCommon(_ topic: String) throws(TopicError) -> [Substring] {
+        if topic.isEmpty { throw TopicError(.empty, topic: topic) }
+        let bytes = topic.utf8.count
+        if bytes > maximumLength { throw TopicError(.tooLong(bytes: bytes), topic: topic) }
+        for scalar in topic.unicodeScalars {
+            let value = scalar.value
+            if value == 0 { throw TopicError(.nul, topic: topic) }
+            if value <= 0x1F || (0x7F...0x9F).contains(value) {
+                throw TopicError(.controlCharacter(scalar), topic: topic)
+            }
+            if (0xFDD0...0xFDEF).contains(value) || value & 0xFFFE == 0xFFFE {
+                throw TopicError(.nonCharacter(scalar), topic: topic)
+            }
+        }
+        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
+        if levels.count > maximumLevels + 1 {
+            throw TopicError(.tooManyLevels(levels.count), topic: topic)
+        }
+        return levels
+    }
+
+    static func codePoint(_ scalar: Unicode.Scalar) -> String {
+        let hex = String(scalar.value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+}

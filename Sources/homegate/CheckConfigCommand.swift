@@ -1,0 +1,28 @@
+import ArgumentParser
+import HomeGateConfig
+
+/// `homegate check-config --config FILE`: loads and checks the configuration without connecting.
+struct CheckConfigCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check-config",
+        abstract: "Check a configuration file and print what it resolves to; exits 78 if it is wrong."
+    )
+
+    @Option(name: .long, help: "The YAML configuration file.")
+    var config: String
+
+    func run() throws {
+        let file: ConfigFile
+        do {
+            file = try ConfigFile.load(path: config)
+        } catch {
+            printError(error.description)
+            throw HomeGateExit.configuration
+        }
+        print("\(config): OK")
+        print("  broker:     \(file.mqtt.url) (MQTT \(file.mqtt.protocolVersion.rawValue), client id \(file.mqtt.clientID))")
+        print("  base topic: \(file.baseTopic)")
+        print("  data dir:   \(file.dataDirectory)")
+        print("  log level:  \(file.logLevel)")
+    }
+}

@@ -1,0 +1,19 @@
+import ArgumentParser
+import Foundation
+
+/// The exit codes `homegate` uses (BSD `sysexits.h` values, as daemons and systemd expect).
+enum HomeGateExit {
+    /// The command line is wrong (`EX_USAGE`); argument-parser uses it too.
+    static let usage = ExitCode(64)
+    /// The broker refused the connection for a reason retrying cannot fix (`EX_UNAVAILABLE`).
+    static let refused = ExitCode(69)
+    /// The broker refused the credentials or authorisation (`EX_NOPERM`).
+    static let notAuthorized = ExitCode(77)
+    /// The configuration is wrong (`EX_CONFIG`).
+    static let configuration = ExitCode(78)
+}
+
+/// Writes `homegate: error: <message>` to standard error.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data("homegate: error: \(message)\n".utf8))
+}

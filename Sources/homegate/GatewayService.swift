@@ -1,0 +1,81 @@
+import Logging
+import MQTT
+import ServiceLifecycle
+
+/// The running gateway: keeps the broker connection and announces the gateway's state.
+///
+/// `<base>/$state` is `online` (retained) after every connect; the broker's Last Will sets it to
+/// `offline` if the gateway dies, and a graceful shutdown (SIGINT, SIGTERM) publishes `offline`
+/// itself before disconnecting cleanly.
+struct GatewayService: Service {
+    let client: MQTT.Client
+    let baseTopic: TopicName
+    let logger: Logger
+
+    /// How long a graceful shutdown waits for the broker to take the `offline` message.
+    static let offlineDeadline = Duration.seconds(3)
+
+    /// The retained `offline` state, used as the will and on a clean stop.
+    static func offlineMessage(baseTopic: TopicName) -> Message {
+        Message(topic: stateTopic(baseTopic), payload: "offline", qos: .atLeastOnce, retain: true)
+    }
+
+    static func stateTopic(_ baseTopic: TopicName) -> TopicName {
+        // `$state` is a plain level; appending it to a valid base topic cannot fail.
+        try! baseTopic.appending("$state") // swiftlint:disable:this force_try
+    }
+
+    func run() async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { try await client.run() }
+            group.addTask { await announceOnlineAfterEveryConnect() }
+            group.addTask {
+                do {
+                    try await gracefulShutdown()
+                } catch {
+                    return // cancelled: the client is stopping anyway
+                }
+                await stopCleanly()
+            }
+            try await group.waitForAll()
+        }
+    }
+
+    private func announceOnlineAfterEveryConnect() async {
+        let online = Message(topic: Self.stateTopic(baseTopic), payload: "online", qos: .atLeastOnce, retain: true)
+        for await event in client.connectionEvents() {
+            guard case .connected = event else { continue }
+            do {
+                try await client.publish(online)
+                logger.info("published \(online.topic) = online")
+            } catch {
+                logger.warning("could not publish \(online.topic) = online: \(error)")
+            }
+        }
+    }
+
+    /// Publishes `offline`, waiting at most ``offlineDeadline`` for the broker, then disconnects.
+    private func stopCleanly() async {
+        logger.info("shutting down")
+        guard client.isConnected else {
+            // The broker already saw the connection drop and published the will.
+            await client.disconnect()
+            return
+        }
+        let offline = Self.offlineMessage(baseTopic: baseTopic)
+        let published = await withTaskGroup(of: Bool.self) { group in
+            group.addTask { (try? await client.publish(offline)) != nil }
+            group.addTask {
+                try? await Task.sleep(for: Self.offlineDeadline)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !published {
+            logger.warning("the broker did not take \(offline.topic) = offline in time; asking it to publish the will instead")
+        }
+        await client.disconnect(sendingWill: !published)
+    }
+}

@@ -1,0 +1,114 @@
+import ArgumentParser
+import Foundation
+import HomeGateConfig
+import Logging
+import MQTT
+import ServiceLifecycle
+
+/// `homegate run`: connects to the broker and serves until SIGINT or SIGTERM.
+struct RunCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "run",
+        abstract: "Run the gateway: connect to the broker and serve until SIGINT or SIGTERM."
+    )
+
+    @Option(name: .long, help: "The YAML configuration file.")
+    var config: String
+
+    @Option(name: .customLong("mqtt-url"), help: "The broker, mqtt://host[:port] or mqtts://host[:port]; overrides mqtt.url.")
+    var mqttURL: String?
+
+    @Option(name: .customLong("data-dir"), help: "Where the gateway keeps its state; overrides data_dir.")
+    var dataDirectory: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical; overrides log_level.")
+    var logLevel: String?
+
+    func validate() throws {
+        if let mqttURL {
+            do {
+                _ = try BrokerURL(parsing: mqttURL)
+            } catch {
+                throw ValidationError("--mqtt-url: \(error.reason)")
+            }
+        }
+        if let logLevel, Logger.Level(rawValue: logLevel.lowercased()) == nil {
+            throw ValidationError("--log-level: expected one of \(ConfigFile.logLevelNames.joined(separator: ", ")), got \"\(logLevel)\"")
+        }
+    }
+
+    func run() async throws {
+        var file = try loadConfiguration()
+        let logger = LogSetup.bootstrap(level: file.logLevel)
+        try prepareDataDirectory(file.dataDirectory, logger: logger)
+        file.mqtt.will = GatewayService.offlineMessage(baseTopic: file.baseTopic)
+        let client: MQTT.Client
+        do {
+            client = try MQTT.Client(configuration: file.mqtt, logger: logger)
+        } catch {
+            printError("mqtt: \(error.message)")
+            throw HomeGateExit.configuration
+        }
+        logger.info("HomeGate starting: broker \(file.mqtt.url), base topic \(file.baseTopic), data in \(file.dataDirectory)")
+        let service = GatewayService(client: client, baseTopic: file.baseTopic, logger: logger)
+        let group = ServiceGroup(
+            services: [service],
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
+        )
+        do {
+            try await group.run()
+        } catch let error as ClientError where error.isConnectionRefusal {
+            printError(error.description)
+            throw error.isAuthenticationFailure ? HomeGateExit.notAuthorized : HomeGateExit.refused
+        }
+        logger.info("HomeGate stopped")
+    }
+
+    /// The configuration file with the command-line overrides applied.
+    private func loadConfiguration() throws -> ConfigFile {
+        var file: ConfigFile
+        do {
+            file = try ConfigFile.load(path: config)
+        } catch {
+            printError(error.description)
+            throw HomeGateExit.configuration
+        }
+        if let mqttURL {
+            // Checked in validate().
+            file.mqtt.url = try BrokerURL(parsing: mqttURL)
+        }
+        if let dataDirectory {
+            file.dataDirectory = URL(fileURLWithPath: dataDirectory).standardizedFileURL.path
+        }
+        if let logLevel {
+            file.logLevel = Logger.Level(rawValue: logLevel.lowercased()) ?? file.logLevel
+        }
+        do {
+            try file.mqtt.validate()
+        } catch {
+            printError("\(config): mqtt: \(error.message)")
+            throw HomeGateExit.configuration
+        }
+        return file
+    }
+
+    /// Creates the data directory with mode 0700 if it does not exist.
+    private func prepareDataDirectory(_ path: String, logger: Logger) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {
+            guard isDirectory.boolValue else {
+                printError("data directory \(path) exists and is not a directory")
+                throw HomeGateExit.configuration
+            }
+            return
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            logger.info("created the data directory \(path) (mode 0700)")
+        } catch {
+            printError("cannot create the data directory \(path): \(error.localizedDescription)")
+            throw HomeGateExit.configuration
+        }
+    }
+}
