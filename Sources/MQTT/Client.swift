@@ -113,7 +113,7 @@ public final class Client: Sendable {
                     return true
                 }
                 guard started else {
-                    continuation.resume(throwing: ClientError(.alreadyRunning))
+                    continuation.resume(throwing: ClientError(.alreadyStarted))
                     return
                 }
                 let thread = Thread { [self] in networkLoop() }

@@ -3,7 +3,7 @@ public struct ClientError: Error, Equatable, CustomStringConvertible {
     enum Kind: Equatable {
         case notConnected
         case stopped
-        case alreadyRunning
+        case alreadyStarted
         case refused(code: Int32, reason: String)
         case subscriptionRefused(filter: String, code: Int32)
         case publishRefused(topic: String, code: Int32)
@@ -40,8 +40,8 @@ public struct ClientError: Error, Equatable, CustomStringConvertible {
             return "not connected to the broker"
         case .stopped:
             return "the MQTT client has stopped"
-        case .alreadyRunning:
-            return "the MQTT client is already running"
+        case .alreadyStarted:
+            return "run() was already called on this client; make a new client to connect again"
         case .refused(let code, let reason):
             return "the broker refused the connection: \(reason) (reason code \(code))"
         case .subscriptionRefused(let filter, let code):

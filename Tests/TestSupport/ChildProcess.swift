@@ -1,0 +1,109 @@
+import Foundation
+
+/// A child process started with a clean signal mask, its output recorded.
+///
+/// Foundation's `Process` starts children from a Dispatch thread whose mask blocks SIGTERM,
+/// SIGINT and SIGHUP; the child inherits the mask and ignores those signals. A broker that
+/// cannot be stopped, or a gateway whose shutdown cannot be tested, is no use to a test, so this
+/// spawns with `posix_spawn`, an empty signal mask and default signal dispositions.
+public final class ChildProcess: @unchecked Sendable {
+    public let pid: pid_t
+    /// Standard output and standard error, interleaved as they arrive (when not sent to a file).
+    public let output = Recorder<String>("")
+    /// The exit status once it exited, or minus the signal that ended it.
+    public let exit = Recorder<Int32?>(nil)
+
+    /// Starts `executable`; its output goes to `outputFile` if given, else into ``output``.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], outputFile: String? = nil) throws {
+        var fileActions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&fileActions)
+        defer { posix_spawn_file_actions_destroy(&fileActions) }
+        var pipeEnds: [Int32] = [-1, -1]
+        if let outputFile {
+            posix_spawn_file_actions_addopen(&fileActions, 1, outputFile, O_WRONLY | O_CREAT | O_APPEND, 0o644)
+            posix_spawn_file_actions_adddup2(&fileActions, 1, 2)
+        } else {
+            guard pipe(&pipeEnds) == 0 else { throw FixtureError("pipe() failed") }
+            posix_spawn_file_actions_adddup2(&fileActions, pipeEnds[1], 1)
+            posix_spawn_file_actions_adddup2(&fileActions, pipeEnds[1], 2)
+            posix_spawn_file_actions_addclose(&fileActions, pipeEnds[0])
+        }
+        posix_spawn_file_actions_addopen(&fileActions, 0, "/dev/null", O_RDONLY, 0)
+
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var emptyMask = sigset_t()
+        sigemptyset(&emptyMask)
+        posix_spawnattr_setsigmask(&attributes, &emptyMask)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGTERM, SIGINT, SIGHUP, SIGPIPE, SIGUSR1, SIGUSR2] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+        var merged = ProcessInfo.processInfo.environment
+        merged.merge(environment) { $1 }
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, executable, &fileActions, &attributes, argv, envp)
+        if outputFile == nil { close(pipeEnds[1]) }
+        guard rc == 0 else {
+            if outputFile == nil { close(pipeEnds[0]) }
+            throw FixtureError("cannot start \(executable): \(String(cString: strerror(rc)))")
+        }
+        self.pid = pid
+        if outputFile == nil { startReading(pipeEnds[0]) }
+        startWaiting()
+    }
+
+    deinit {
+        if exit.value == nil { kill(pid, SIGKILL) }
+    }
+
+    /// Sends a signal (SIGTERM, SIGINT, SIGKILL, ...).
+    public func signal(_ signal: Int32) {
+        kill(pid, signal)
+    }
+
+    /// Waits for the process to end; returns its exit status, or minus the signal that ended it.
+    public func waitForExit(timeout: Duration = .seconds(15)) async throws -> Int32 {
+        do {
+            return try await exit.wait(timeout: timeout, for: "process \(pid) to exit") { $0 }
+        } catch {
+            throw FixtureError("process \(pid) did not exit within \(timeout); output:\n\(output.value)")
+        }
+    }
+
+    private func startReading(_ descriptor: Int32) {
+        let output = output
+        let thread = Thread {
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            while true {
+                let count = read(descriptor, &buffer, buffer.count)
+                if count <= 0 { break }
+                output.update { $0 += String(decoding: buffer[0..<count], as: UTF8.self) }
+            }
+            close(descriptor)
+        }
+        thread.start()
+    }
+
+    private func startWaiting() {
+        let pid = pid
+        let exit = exit
+        let thread = Thread {
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            let signal = status & 0x7F
+            let code = signal == 0 ? (status >> 8) & 0xFF : -signal
+            exit.update { $0 = code }
+        }
+        thread.start()
+    }
+}
