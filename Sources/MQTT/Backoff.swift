@@ -13,9 +13,9 @@ public struct Backoff: Sendable, Equatable {
 
     /// - Throws: ``ConfigurationError`` unless `initial` is positive and not above `maximum`.
     public init(initial: Duration, maximum: Duration) throws(ConfigurationError) {
-        guard initial > .zero else { throw ConfigurationError("the initial reconnect delay must be positive, got \(initial)") }
+        guard initial > .zero else { throw ConfigurationError("the initial reconnect delay must be positive, got \(Library.format(initial))") }
         guard maximum >= initial else {
-            throw ConfigurationError("the maximum reconnect delay (\(maximum)) must not be below the initial one (\(initial))")
+            throw ConfigurationError("the maximum reconnect delay (\(Library.format(maximum))) must not be below the initial one (\(Library.format(initial)))")
         }
         self.initial = initial
         self.maximum = maximum

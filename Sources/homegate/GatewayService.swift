@@ -27,17 +27,19 @@ struct GatewayService: Service {
 
     func run() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await client.run() }
             group.addTask { await announceOnlineAfterEveryConnect() }
             group.addTask {
                 do {
                     try await gracefulShutdown()
                 } catch {
-                    return // cancelled: the client is stopping anyway
+                    return // cancelled: the client has stopped already
                 }
                 await stopCleanly()
             }
-            try await group.waitForAll()
+            // Returns after stopCleanly() disconnected; throws if the broker refuses us for good.
+            // Either way the helpers above are done with or cancelled.
+            defer { group.cancelAll() }
+            try await client.run()
         }
     }
 

@@ -1,7 +1,27 @@
 import ArgumentParser
 
-/// `homegate`: the HomeKit-to-MQTT gateway's command line.
+import Glibc
+
+/// The process entry point.
 @main
+enum Entry {
+    static func main() async {
+        unblockTerminationSignals()
+        await HomeGateCommand.main()
+    }
+
+    /// A parent may start us with SIGTERM, SIGINT or SIGHUP blocked (Foundation's `Process`
+    /// does, from a Dispatch thread); the mask is inherited and graceful shutdown would never
+    /// be triggered. A daemon resets it first thing.
+    private static func unblockTerminationSignals() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&signals, signal) }
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+    }
+}
+
+/// `homegate`: the HomeKit-to-MQTT gateway's command line.
 struct HomeGateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "homegate",

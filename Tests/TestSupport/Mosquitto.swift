@@ -23,11 +23,12 @@ public final class Mosquitto: @unchecked Sendable {
     /// Starts a broker. `extraConfiguration` lines go after the listener line, so per-listener
     /// settings (`cafile`, `certfile`, `require_certificate`) apply to it; a key given there
     /// replaces the same key from the project's config.
-    public static func start(extraConfiguration: [String] = [], directory: URL? = nil) async throws -> Mosquitto {
+    /// With `port`, it listens there (one try); else on a free port.
+    public static func start(extraConfiguration: [String] = [], directory: URL? = nil, port fixedPort: Int? = nil) async throws -> Mosquitto {
         let binary = try locate()
         var lastError: (any Error)?
-        for _ in 0..<5 {
-            let port = try FreePort.next()
+        for _ in 0..<(fixedPort == nil ? 5 : 1) {
+            let port = try fixedPort ?? FreePort.next()
             let broker = try Mosquitto(port: port, extraConfiguration: extraConfiguration, directory: directory ?? TemporaryDirectory.make(prefix: "mosquitto"))
             do {
                 try await broker.launch(binary: binary)

@@ -1,0 +1,148 @@
+import Foundation
+import Testing
+import MQTT
+@testable import HomeGateConfig
+
+@Suite("Configuration file")
+struct ConfigFileTests {
+    let file = "/etc/homegate/homegate.yml"
+
+    @Test("an empty file gives the defaults")
+    func defaults() throws {
+        let config = try ConfigFile.parse("", file: file)
+        #expect(config.baseTopic.string == "homegate")
+        #expect(config.dataDirectory == "/etc/homegate/data")
+        #expect(config.logLevel == .info)
+        #expect(config.mqtt.url.description == "mqtt://127.0.0.1:1883")
+        #expect(config.mqtt.protocolVersion == .v5)
+        #expect(config.mqtt.keepAlive == .seconds(30))
+        #expect(config.mqtt.cleanStart)
+        #expect(config.mqtt.clientID.hasPrefix("homegate-"))
+        #expect(config.mqtt.password == nil)
+    }
+
+    @Test("every key is read")
+    func everyKey() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("hg-config-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try "pa55word\nignored second line\n".write(to: folder.appendingPathComponent("password"), atomically: true, encoding: .utf8)
+        for name in ["ca.crt", "client.crt", "client.key"] {
+            try "x".write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8)
+        }
+        let text = """
+        base_topic: home/gateway
+        data_dir: state
+        log_level: DEBUG
+        mqtt:
+          url: mqtts://broker.example:8884
+          client_id: my-gateway
+          username: gw
+          password_file: password
+          protocol: 3.1.1
+          keep_alive: 0
+          clean_start: no
+          session_expiry: 600
+          tls:
+            ca_file: ca.crt
+            cert_file: client.crt
+            key_file: client.key
+          reconnect:
+            initial_delay: 0.5
+            max_delay: 10
+          incoming_buffer: 100
+        """
+        let config = try ConfigFile.parse(text, file: folder.appendingPathComponent("homegate.yml").path)
+        #expect(config.baseTopic.string == "home/gateway")
+        #expect(config.dataDirectory == folder.appendingPathComponent("state").path)
+        #expect(config.logLevel == .debug)
+        #expect(config.mqtt.url.description == "mqtts://broker.example:8884")
+        #expect(config.mqtt.clientID == "my-gateway")
+        #expect(config.mqtt.username == "gw")
+        #expect(config.mqtt.password?.value == "pa55word")
+        #expect(config.mqtt.protocolVersion == .v311)
+        #expect(config.mqtt.keepAlive == .zero)
+        #expect(!config.mqtt.cleanStart)
+        #expect(config.mqtt.sessionExpiry == .seconds(600))
+        #expect(config.mqtt.tls.caFile == folder.appendingPathComponent("ca.crt").path)
+        #expect(config.mqtt.tls.certificateFile == folder.appendingPathComponent("client.crt").path)
+        #expect(config.mqtt.tls.privateKeyFile == folder.appendingPathComponent("client.key").path)
+        #expect(config.mqtt.backoff.initial == .milliseconds(500))
+        #expect(config.mqtt.backoff.maximum == .seconds(10))
+        #expect(config.mqtt.incomingBufferLimit == 100)
+    }
+
+    @Test("the password can come from the environment")
+    func passwordFromEnvironment() throws {
+        let config = try ConfigFile.parse("mqtt:\n  username: u\n  password_env: HG_PW\n", file: file, environment: ["HG_PW": "from-env"])
+        #expect(config.mqtt.password?.value == "from-env")
+    }
+
+    @Test("the default client id carries a non-default base topic")
+    func clientID() throws {
+        let config = try ConfigFile.parse("base_topic: upstairs/hg\n", file: file)
+        #expect(config.mqtt.clientID.hasSuffix("-upstairs-hg"))
+    }
+
+    @Test("each mistake is named with file, line, key and problem", arguments: [
+        ("base_topic: \"\"\n", "homegate.yml:1: base_topic: must not be empty"),
+        ("base_topic: a/+\n", "homegate.yml:1: base_topic: '+' is a wildcard"),
+        ("base_topic: $gateway\n", "homegate.yml:1: base_topic: must not start with '$'"),
+        ("base_topic: a//b\n", "homegate.yml:1: base_topic: \"a//b\" has an empty level"),
+        ("base_topic: home/\n", "homegate.yml:1: base_topic: \"home/\" has an empty level"),
+        ("base_topic: [a]\n", "homegate.yml:1: base_topic: expected a text value, got a list"),
+        ("log_level: loud\n", "homegate.yml:1: log_level: expected one of trace, debug, info, notice, warning, error, critical, got \"loud\""),
+        ("logging: info\n", "homegate.yml:1: logging: unknown key (known here: base_topic, data_dir, log_level, mqtt)"),
+        ("data_dir:\n", "homegate.yml:1: data_dir: must not be empty"),
+        ("- a\n- b\n", "homegate.yml:1: expected a mapping of keys"),
+        ("mqtt: mqtt://h\n", "homegate.yml:1: mqtt: expected a mapping of keys"),
+        ("mqtt:\n  url: tcp://h\n", "homegate.yml:2: mqtt.url: unsupported scheme \"tcp\""),
+        ("mqtt:\n  url: mqtt://u:p@h\n", "homegate.yml:2: mqtt.url: a password may not be given in the URL"),
+        ("mqtt:\n  hots: h\n", "homegate.yml:2: mqtt.hots: unknown key"),
+        ("mqtt:\n  client_id: \"\"\n", "homegate.yml:2: mqtt.client_id: must not be empty"),
+        ("mqtt:\n  protocol: 4\n", "homegate.yml:2: mqtt.protocol: expected one of 5, 3.1.1, got \"4\""),
+        ("mqtt:\n  keep_alive: 3\n", "homegate.yml:2: mqtt.keep_alive: must be 0 (off) or at least 5 seconds, got 3"),
+        ("mqtt:\n  keep_alive: 70000\n", "homegate.yml:2: mqtt.keep_alive: must be within 0...65535 seconds, got 70000"),
+        ("mqtt:\n  keep_alive: 1.5\n", "homegate.yml:2: mqtt.keep_alive: expected a whole number of seconds, got \"1.5\""),
+        ("mqtt:\n  clean_start: maybe\n", "homegate.yml:2: mqtt.clean_start: expected true or false, got \"maybe\""),
+        ("mqtt:\n  session_expiry: -1\n", "homegate.yml:2: mqtt.session_expiry: must be within 0...4294967295 seconds, got -1"),
+        ("mqtt:\n  incoming_buffer: 0\n", "homegate.yml:2: mqtt.incoming_buffer: must be within 1...10000000 messages, got 0"),
+        ("mqtt:\n  password_file: /nonexistent/pw\n", "homegate.yml:2: mqtt.password_file: cannot read the password file /nonexistent/pw: no such file"),
+        ("mqtt:\n  password_env: HG_NOPE\n", "homegate.yml:2: mqtt.password_env: the environment variable HG_NOPE is not set or empty"),
+        ("mqtt:\n  password_file: a\n  password_env: B\n", "homegate.yml:2: mqtt.password_file: give either password_file or password_env, not both"),
+        ("mqtt:\n  password_env: HG_SET\n", "homegate.yml:2: mqtt: a password is set but no user name"),
+        ("mqtt:\n  tls:\n    ca_file: /nonexistent/ca.crt\n  url: mqtts://h\n", "homegate.yml:3: mqtt.tls.ca_file: no such file: /nonexistent/ca.crt"),
+        ("mqtt:\n  tls:\n    ca_file: /etc/hostname\n", "homegate.yml:2: mqtt: TLS files are set but the broker URL mqtt://127.0.0.1:1883 is not mqtts://"),
+        ("mqtt:\n  url: mqtts://h\n  tls:\n    cert_file: /etc/hostname\n", "homegate.yml:2: mqtt: a client certificate needs both a certificate file and a private key file"),
+        ("mqtt:\n  tls:\n    ca: x\n", "homegate.yml:3: mqtt.tls.ca: unknown key"),
+        ("mqtt:\n  reconnect:\n    initial_delay: 0\n", "homegate.yml:3: mqtt.reconnect.initial_delay: must be within 0.01...3600 seconds, got 0"),
+        ("mqtt:\n  reconnect:\n    initial_delay: soon\n", "homegate.yml:3: mqtt.reconnect.initial_delay: expected a number of seconds, got \"soon\""),
+        ("mqtt:\n  reconnect:\n    initial_delay: 10\n    max_delay: 5\n", "homegate.yml:3: mqtt.reconnect: the maximum reconnect delay (5 s) must not be below the initial one (10 s)"),
+        ("mqtt:\n  url: a\n  url: b\n", "homegate.yml:2: not valid YAML: the key \"url\" appears more than once"),
+        ("mqtt:\n\turl: x\n", "homegate.yml:2: not valid YAML"),
+    ])
+    func mistakes(_ text: String, expected: String) {
+        #expect {
+            try ConfigFile.parse(text, file: file, environment: ["HG_SET": "x"])
+        } throws: { error in
+            let description = (error as? ConfigError)?.description ?? "\(error)"
+            if description != "/etc/homegate/" + expected && !description.hasPrefix("/etc/homegate/" + expected) {
+                Issue.record("got: \(description)")
+                return false
+            }
+            return true
+        }
+    }
+
+    @Test("a missing or unreadable file is named")
+    func missingFile() {
+        #expect(throws: ConfigError(file: "/nonexistent/x.yml", line: nil, keyPath: "", problem: "no such file")) {
+            try ConfigFile.load(path: "/nonexistent/x.yml")
+        }
+    }
+
+    @Test("the example and demo configs load", arguments: ["config/homegate.example.yml", "config/demo.yml"])
+    func shippedConfigs(_ path: String) throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        _ = try ConfigFile.load(path: root.appendingPathComponent(path).path, environment: [:])
+    }
+}
