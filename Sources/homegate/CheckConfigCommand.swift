@@ -12,13 +12,7 @@ struct CheckConfigCommand: ParsableCommand {
     var config: String
 
     func run() throws {
-        let file: ConfigFile
-        do {
-            file = try ConfigFile.load(path: config)
-        } catch {
-            printError(error.description)
-            throw HomeGateExit.configuration
-        }
+        let file = try loadConfigFileOrExit(config)
         print("\(config): OK")
         print("  broker:     \(file.mqtt.url) (MQTT \(file.mqtt.protocolVersion.rawValue), client id \(file.mqtt.clientID))")
         print("  base topic: \(file.baseTopic)")

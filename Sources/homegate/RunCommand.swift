@@ -67,13 +67,7 @@ struct RunCommand: AsyncParsableCommand {
 
     /// The configuration file with the command-line overrides applied.
     private func loadConfiguration() throws -> ConfigFile {
-        var file: ConfigFile
-        do {
-            file = try ConfigFile.load(path: config)
-        } catch {
-            printError(error.description)
-            throw HomeGateExit.configuration
-        }
+        var file = try loadConfigFileOrExit(config)
         if let mqttURL {
             // Checked in validate().
             file.mqtt.url = try BrokerURL(parsing: mqttURL)

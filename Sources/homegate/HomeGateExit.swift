@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HomeGateConfig
 
 /// The exit codes `homegate` uses (BSD `sysexits.h` values, as daemons and systemd expect).
 enum HomeGateExit {
@@ -16,4 +17,14 @@ enum HomeGateExit {
 /// Writes `homegate: error: <message>` to standard error.
 func printError(_ message: String) {
     FileHandle.standardError.write(Data("homegate: error: \(message)\n".utf8))
+}
+
+/// Loads the configuration file, or prints what is wrong with it and exits 78.
+func loadConfigFileOrExit(_ path: String) throws -> ConfigFile {
+    do {
+        return try ConfigFile.load(path: path)
+    } catch {
+        printError(error.description)
+        throw HomeGateExit.configuration
+    }
 }
