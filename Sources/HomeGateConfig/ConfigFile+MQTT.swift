@@ -22,7 +22,20 @@ enum MQTTSection {
         return MQTT.Configuration(url: url, clientID: defaultClientID(baseTopic: baseTopic))
     }
 
-    static func read(_ node: ConfigNode, baseTopic: TopicName, environment: [String: String]) throws(ConfigError) -> MQTT.Configuration {
+    /// Reads the section (absent: the defaults), applies a command-line URL, and checks the result.
+    static func read(_ node: ConfigNode?, file: String, baseTopic: TopicName, urlOverride: BrokerURL?, environment: [String: String]) throws(ConfigError) -> MQTT.Configuration {
+        var configuration = try node.map { node throws(ConfigError) in try read(node, baseTopic: baseTopic, environment: environment) }
+            ?? defaults(baseTopic: baseTopic, file: file)
+        if let urlOverride { configuration.url = urlOverride }
+        do {
+            try configuration.validate()
+        } catch {
+            throw node?.error(error.message) ?? ConfigError(file: file, line: nil, keyPath: "mqtt", problem: error.message)
+        }
+        return configuration
+    }
+
+    private static func read(_ node: ConfigNode, baseTopic: TopicName, environment: [String: String]) throws(ConfigError) -> MQTT.Configuration {
         let entries = try node.mapping(allowed: keys)
         var configuration = defaults(baseTopic: baseTopic, file: node.file)
         if let urlNode = entries["url"] {
@@ -52,11 +65,6 @@ enum MQTTSection {
         if let reconnect = entries["reconnect"] { configuration.backoff = try backoff(reconnect) }
         if let buffer = entries["incoming_buffer"] {
             configuration.incomingBufferLimit = try buffer.int(in: 1...10_000_000, unit: "messages")
-        }
-        do {
-            try configuration.validate()
-        } catch {
-            throw node.error(error.message)
         }
         return configuration
     }

@@ -22,10 +22,23 @@ public struct ConfigFile: Sendable {
     /// The default broker.
     public static let defaultBrokerURL = "mqtt://127.0.0.1:1883"
 
-    /// Loads and checks the file at `path`.
+    /// Values given on the command line, which replace the file's.
+    public struct Overrides: Sendable {
+        public var mqttURL: BrokerURL?
+        public var dataDirectory: String?
+        public var logLevel: Logger.Level?
+
+        public init(mqttURL: BrokerURL? = nil, dataDirectory: String? = nil, logLevel: Logger.Level? = nil) {
+            self.mqttURL = mqttURL
+            self.dataDirectory = dataDirectory
+            self.logLevel = logLevel
+        }
+    }
+
+    /// Loads and checks the file at `path`, with `overrides` applied before the checks.
     /// - Parameter environment: where `mqtt.password_env` is looked up.
     /// - Throws: ``ConfigError`` naming the file, the line, the key and what is wrong.
-    public static func load(path: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> ConfigFile {
+    public static func load(path: String, overrides: Overrides = Overrides(), environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) -> ConfigFile {
         let text: String
         do {
             text = try String(contentsOfFile: path, encoding: .utf8)
@@ -33,18 +46,19 @@ public struct ConfigFile: Sendable {
             let exists = FileManager.default.fileExists(atPath: path)
             throw ConfigError(file: path, line: nil, keyPath: "", problem: exists ? "cannot be read (check its permissions and that it is UTF-8 text)" : "no such file")
         }
-        return try parse(text, file: path, environment: environment)
+        return try parse(text, file: path, overrides: overrides, environment: environment)
     }
 
     /// Parses configuration text; `file` names it in errors and anchors relative paths.
-    public static func parse(_ text: String, file: String, environment: [String: String] = [:]) throws(ConfigError) -> ConfigFile {
+    public static func parse(_ text: String, file: String, overrides: Overrides = Overrides(), environment: [String: String] = [:]) throws(ConfigError) -> ConfigFile {
         let root = try ConfigNode.parse(text, file: file)
         let keys = try root.mapping(allowed: ["base_topic", "data_dir", "log_level", "mqtt"])
         let baseTopic = try keys["base_topic"].map(Self.baseTopic) ?? TopicName(uncheckedDefault: defaultBaseTopic)
-        let dataDirectory = try keys["data_dir"]?.path() ?? ConfigNode.resolve("data", relativeTo: file)
-        let logLevel = try keys["log_level"].map(Self.logLevel) ?? .info
-        let mqtt = try keys["mqtt"].map { node throws(ConfigError) in try MQTTSection.read(node, baseTopic: baseTopic, environment: environment) }
-            ?? MQTTSection.defaults(baseTopic: baseTopic, file: file)
+        var dataDirectory = try keys["data_dir"]?.path() ?? ConfigNode.resolve("data", relativeTo: file)
+        if let override = overrides.dataDirectory { dataDirectory = override }
+        var logLevel = try keys["log_level"].map(Self.logLevel) ?? .info
+        if let override = overrides.logLevel { logLevel = override }
+        let mqtt = try MQTTSection.read(keys["mqtt"], file: file, baseTopic: baseTopic, urlOverride: overrides.mqttURL, environment: environment)
         return ConfigFile(baseTopic: baseTopic, dataDirectory: dataDirectory, logLevel: logLevel, mqtt: mqtt)
     }
 

@@ -69,8 +69,8 @@ public struct ConfigNode {
     /// The node as text; numbers and booleans written without quotes are accepted as their text.
     public func string() throws(ConfigError) -> String {
         guard case .scalar(let scalar) = node else { throw error("expected a text value, got \(kind)") }
-        if scalar.tag == .init(.null) && scalar.style == .plain && (scalar.string.isEmpty || scalar.string == "~" || scalar.string == "null") {
-            throw error("expected a text value, got nothing")
+        if scalar.style == .plain && node.null != nil {
+            throw error("expected a text value, got nothing (\"\(scalar.string)\" means null in YAML; quote it to mean the text)")
         }
         return scalar.string
     }

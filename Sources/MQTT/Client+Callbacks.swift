@@ -14,14 +14,14 @@ enum Callbacks {
             Callbacks.client(owner).didReceiveConnack(code: code, sessionPresent: flags & 1 == 1)
         }
         mosquitto_publish_v5_callback_set(pointer) { _, owner, mid, reasonCode, _ in
-            Callbacks.client(owner).didAcknowledge(mid: mid, Client.Acknowledgement(reasonCode: reasonCode))
+            Callbacks.client(owner).deliver(Client.Acknowledgement(reasonCode: reasonCode), for: mid)
         }
         mosquitto_subscribe_v5_callback_set(pointer) { _, owner, mid, count, granted, _ in
             let codes = (0..<Int(count)).map { granted?[$0] ?? 0x80 }
-            Callbacks.client(owner).didAcknowledge(mid: mid, Client.Acknowledgement(grantedQoS: codes))
+            Callbacks.client(owner).deliver(Client.Acknowledgement(grantedQoS: codes), for: mid)
         }
         mosquitto_unsubscribe_v5_callback_set(pointer) { _, owner, mid, _ in
-            Callbacks.client(owner).didAcknowledge(mid: mid, Client.Acknowledgement())
+            Callbacks.client(owner).deliver(Client.Acknowledgement(), for: mid)
         }
         mosquitto_message_v5_callback_set(pointer) { _, owner, message, properties in
             guard let message else { return }
@@ -39,27 +39,42 @@ enum Callbacks {
 }
 
 extension Client {
-    /// CONNACK: on success restore the subscriptions and announce the connection; on a refusal
-    /// that retrying cannot fix, stop.
+    /// CONNACK: on success bring the broker's subscriptions up to date and announce the
+    /// connection; on a refusal that retrying cannot fix, stop.
     func didReceiveConnack(code: Int32, sessionPresent: Bool) {
         guard code == 0 else {
             refuseConnection(code: code)
             return
         }
-        let toRestore = state.withLock { state in
-            state.isConnected = true
-            state.sessionPresent = sessionPresent
-            return sessionPresent ? [] : Array(state.subscriptions.values)
+        let (toSubscribe, toUnsubscribe) = state.withLock { state in
+            // A new session has no subscriptions; a kept one lacks only what changed meanwhile.
+            let toSubscribe = sessionPresent
+                ? state.subscribedWhileDisconnected.compactMap { state.subscriptions[$0] }
+                : Array(state.subscriptions.values)
+            let toUnsubscribe = sessionPresent ? Array(state.unsubscribedWhileDisconnected) : []
+            state.subscribedWhileDisconnected.removeAll()
+            state.unsubscribedWhileDisconnected.removeAll()
+            return (toSubscribe, toUnsubscribe)
         }
-        for subscription in toRestore {
+        for subscription in toSubscribe {
             do {
-                _ = try sendSubscribe(subscription)
+                if let mid = try sendSubscribe(subscription) { expectRestoredSubscription(subscription.filter, mid: mid) }
             } catch {
                 logger.error("could not restore the subscription to \(subscription.filter): \(error)")
             }
         }
+        for filter in toUnsubscribe {
+            var mid: Int32 = 0
+            if mosquitto_unsubscribe_v5(handle.pointer, &mid, filter.string, nil) == MOSQ_ERR_SUCCESS.rawValue {
+                state.withLock { $0.acknowledgements[mid] = .abandoned(.subscription) }
+            }
+        }
         logger.info("connected to the MQTT broker at \(configuration.url) (MQTT \(configuration.protocolVersion.rawValue), client id \(configuration.clientID))")
-        emit(.connected(sessionPresent: sessionPresent))
+        state.withLock { state in
+            state.isConnected = true
+            state.sessionPresent = sessionPresent
+            state.emit(.connected(sessionPresent: sessionPresent))
+        }
     }
 
     private func refuseConnection(code: Int32) {
@@ -77,22 +92,6 @@ extension Client {
         }
         logger.error("\(message)")
         mosquitto_disconnect_v5(handle.pointer, 0, nil)
-    }
-
-    /// An acknowledgement for `mid`: resume its waiter, or keep it for a waiter still to come.
-    func didAcknowledge(mid: Int32, _ acknowledgement: Acknowledgement) {
-        let waiter: CheckedContinuation<Acknowledgement, any Error>? = state.withLock { state in
-            switch state.acknowledgements.removeValue(forKey: mid) {
-            case .waiting(let continuation):
-                return continuation
-            case .abandoned:
-                return nil
-            case .arrived, nil:
-                state.acknowledgements[mid] = .arrived(acknowledgement)
-                return nil
-            }
-        }
-        waiter?.resume(returning: acknowledgement)
     }
 
     /// A message from the broker: copy it out and hand it to ``messages``.

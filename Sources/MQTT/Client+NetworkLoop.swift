@@ -19,8 +19,10 @@ extension Client {
             let reason = describeDisconnect(outcome)
             let delay = backoff.nextDelay()
             logDisconnect(reason: reason, outcome: outcome, delay: delay, attempt: backoff.attempts)
-            emit(.disconnected(reason: reason))
-            emit(.reconnecting(delay: delay, attempt: backoff.attempts + 1))
+            state.withLock { state in
+                state.emit(.disconnected(reason: reason))
+                state.emit(.reconnecting(delay: delay, attempt: backoff.attempts + 1))
+            }
             if waitBeforeReconnect(delay) == false { break }
         }
         finish()
@@ -59,6 +61,8 @@ extension Client {
         repeat {
             code = mosquitto_loop(handle.pointer, Self.loopTimeoutMilliseconds, 1)
             if let since = state.withLock({ $0.stopRequestedAt }), since.duration(to: .now) > Self.disconnectGracePeriod {
+                logger.warning("the broker did not take the DISCONNECT within \(Library.format(Self.disconnectGracePeriod)); closing the connection")
+                closeSocket()
                 break
             }
         } while code == MOSQ_ERR_SUCCESS.rawValue
@@ -67,6 +71,7 @@ extension Client {
             defer { state.isConnected = false }
             return state.isConnected
         }
+        connectionEnded()
         return ConnectionOutcome(stage: wasConnected ? .served : .endedBeforeAccepted, code: code, errno: lastErrno)
     }
 
@@ -119,20 +124,16 @@ extension Client {
 
     /// Ends the run: fails what can no longer complete, finishes the streams, resumes ``run()``.
     private func finish() {
-        let (completion, waiting, fatal) = state.withLock { state in
+        failAllAcknowledgements()
+        let (completion, fatal, sinks) = state.withLock { state in
             state.phase = .stopped
             state.isConnected = false
-            let waiting = state.acknowledgements.values.compactMap { slot -> CheckedContinuation<Acknowledgement, any Error>? in
-                if case .waiting(let continuation) = slot { return continuation }
-                return nil
-            }
-            state.acknowledgements.removeAll()
+            state.emit(.stopped)
             defer { state.runCompletion = nil }
-            return (state.runCompletion, waiting, state.fatalError)
+            return (state.runCompletion, state.fatalError, state.takeEventSinks())
         }
-        for continuation in waiting { continuation.resume(throwing: ClientError.stopped) }
+        sinks.forEach { $0.finish() }
         logger.info("MQTT client stopped")
-        emit(.stopped)
         messageSink.finish()
         if let fatal {
             completion?.resume(throwing: fatal)

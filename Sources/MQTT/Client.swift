@@ -80,16 +80,20 @@ public final class Client: Sendable {
     }
 
     /// A stream of connection changes. It starts with `.connected` if the client is connected
-    /// now, and finishes after `.stopped`. Any number of streams may be open.
+    /// now, and finishes after `.stopped`. Any number of streams may be open; each sees the
+    /// events in the order they happened.
     public func connectionEvents() -> AsyncStream<ConnectionEvent> {
         let (stream, continuation) = AsyncStream.makeStream(of: ConnectionEvent.self)
         let id = UUID()
-        let current: ConnectionEvent? = state.withLock { state in
+        state.withLock { state in
+            guard state.phase != .stopped else {
+                continuation.yield(.stopped)
+                continuation.finish()
+                return
+            }
+            if state.isConnected { continuation.yield(.connected(sessionPresent: state.sessionPresent)) }
             state.eventSinks[id] = continuation
-            return state.phase == .stopped ? .stopped : (state.isConnected ? .connected(sessionPresent: state.sessionPresent) : nil)
         }
-        if let current { continuation.yield(current) }
-        if current == .stopped { continuation.finish() }
         continuation.onTermination = { [weak self] _ in
             _ = self?.state.withLock { $0.eventSinks.removeValue(forKey: id) }
         }
@@ -100,25 +104,35 @@ public final class Client: Sendable {
     /// cleanly (the will is not sent) and returns.
     ///
     /// Unreachable brokers and lost connections are retried with ``Configuration/backoff``,
-    /// each attempt logged. Call it once.
+    /// each attempt logged. Call it once; called from a cancelled task it returns at once.
     /// - Throws: ``ClientError`` when the broker refuses the connection for a reason that
     ///   retrying cannot fix (bad user name or password, not authorised, banned, bad client id).
     public func run() async throws {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let started = state.withLock { state -> Bool in
-                    guard state.phase == .idle else { return false }
-                    state.phase = .running
-                    state.runCompletion = continuation
-                    return true
+                let start: Result<Bool, ClientError> = state.withLock { state in
+                    switch state.phase {
+                    case .idle:
+                        state.phase = .running
+                        state.runCompletion = continuation
+                        return .success(true)
+                    case .stopped where !state.hasRun:
+                        return .success(false) // stopped (cancelled) before it started
+                    case .running, .stopped:
+                        return .failure(ClientError(.alreadyStarted))
+                    }
                 }
-                guard started else {
-                    continuation.resume(throwing: ClientError(.alreadyStarted))
-                    return
+                switch start {
+                case .success(true):
+                    state.withLock { $0.hasRun = true }
+                    let thread = Thread { [self] in networkLoop() }
+                    thread.name = "mqtt-\(configuration.clientID)"
+                    thread.start()
+                case .success(false):
+                    continuation.resume()
+                case .failure(let error):
+                    continuation.resume(throwing: error)
                 }
-                let thread = Thread { [self] in networkLoop() }
-                thread.name = "mqtt-\(configuration.clientID)"
-                thread.start()
             }
         } onCancel: {
             requestStop()
@@ -138,66 +152,110 @@ public final class Client: Sendable {
 
     /// Publishes a message.
     ///
-    /// QoS 0 returns once the message is written to the socket. QoS 1 and 2 return once the broker
-    /// has acknowledged it; such messages published while the connection is down are kept by
-    /// libmosquitto (in memory) and sent after the reconnect.
-    /// - Throws: ``ClientError/notConnected`` for QoS 0 without a connection; a refusal by the
-    ///   broker (MQTT 5 reason code); ``ClientError/stopped`` if the client stops first.
-    public func publish(_ message: Message) async throws {
-        let properties = PropertyList(message.properties, protocolVersion: configuration.protocolVersion)
+    /// The message is handed to libmosquitto before the first suspension, on the caller's
+    /// executor (`nonisolated(nonsending)`): messages published one after another from one actor
+    /// or task reach the broker in that order. QoS 0 returns once the message is written to the
+    /// socket. QoS 1 and 2 return once the broker has acknowledged it; such messages published
+    /// while the connection is down are kept by libmosquitto (in memory) and sent after the
+    /// reconnect.
+    /// - Throws: ``ClientError/notConnected`` for QoS 0 without a connection (or if the
+    ///   connection drops before it is written); a refusal by the broker (MQTT 5 reason code);
+    ///   ``ClientError/stopped`` if the client stops first.
+    nonisolated(nonsending) public func publish(_ message: Message) async throws {
+        let properties = try PropertyList(message.properties, protocolVersion: configuration.protocolVersion)
         defer { properties.free() }
         var mid: Int32 = 0
+        beginHandOff()
         let rc = message.payload.withUnsafeBytes { bytes in
             mosquitto_publish_v5(handle.pointer, &mid, message.topic.string, Int32(bytes.count), bytes.baseAddress, message.qos.rawValue, message.retain, properties.list)
         }
-        if rc == MOSQ_ERR_NO_CONN.rawValue && message.qos == .atMostOnce { throw ClientError.notConnected }
-        if rc != MOSQ_ERR_SUCCESS.rawValue && rc != MOSQ_ERR_NO_CONN.rawValue {
-            throw Library.error("mosquitto_publish_v5", rc)
-        }
         // NO_CONN with QoS > 0: libmosquitto has queued the message and sends it after the reconnect.
-        let code = try await awaitAcknowledgement(of: mid).reasonCode
+        let queued = rc == MOSQ_ERR_SUCCESS.rawValue || (rc == MOSQ_ERR_NO_CONN.rawValue && message.qos != .atMostOnce)
+        guard queued else {
+            endHandOff()
+            throw rc == MOSQ_ERR_NO_CONN.rawValue ? ClientError.notConnected : Library.error("mosquitto_publish_v5", rc)
+        }
+        let kind: PendingKind = message.qos == .atMostOnce ? .publishQoS0 : .publishQueued
+        let code = try await awaitAcknowledgement(of: mid, kind: kind).reasonCode
         if code >= 0x80 { throw ClientError(.publishRefused(topic: message.topic.string, code: code)) }
     }
 
-    /// Subscribes, and keeps the subscriptions: they are restored after every reconnect.
+    /// Subscribes, and keeps the subscriptions: they are made again after every reconnect.
     ///
-    /// Connected, it returns when the broker has acknowledged the subscriptions. Not connected,
-    /// it records them and returns; they are made when the connection is (re)established.
-    /// - Throws: ``ClientError`` if the broker refuses a subscription (it is then forgotten).
-    public func subscribe(_ subscriptions: [Subscription]) async throws {
+    /// Connected, it returns when the broker has answered. Not connected (or if the connection
+    /// drops before the answer), the subscriptions are recorded and made when the connection is
+    /// back; the call returns without waiting for that.
+    /// - Throws: ``ClientError`` listing the subscriptions the broker refused (those are
+    ///   forgotten; the others stay).
+    nonisolated(nonsending) public func subscribe(_ subscriptions: [Subscription]) async throws {
         let connected = state.withLock { state in
-            for subscription in subscriptions { state.subscriptions[subscription.filter] = subscription }
+            for subscription in subscriptions {
+                state.subscriptions[subscription.filter] = subscription
+                state.unsubscribedWhileDisconnected.remove(subscription.filter)
+                if !state.isConnected { state.subscribedWhileDisconnected.insert(subscription.filter) }
+            }
             return state.isConnected
         }
         guard connected else { return }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for subscription in subscriptions {
-                guard let mid = try sendSubscribe(subscription) else { continue }
-                group.addTask { try await self.confirmSubscription(subscription.filter, mid: mid) }
+        var refused: [ClientError.Refusal] = []
+        for subscription in subscriptions {
+            let filter = subscription.filter
+            beginHandOff()
+            let mid: Int32?
+            do {
+                mid = try sendSubscribe(subscription)
+            } catch {
+                endHandOff()
+                throw error
             }
-            try await group.waitForAll()
+            guard let mid else {
+                endHandOff() // the connection dropped: recorded, made on the reconnect
+                state.withLock { _ = $0.subscribedWhileDisconnected.insert(filter) }
+                continue
+            }
+            let acknowledgement = try await awaitAcknowledgement(of: mid, kind: .subscription)
+            if acknowledgement.interrupted {
+                state.withLock { _ = $0.subscribedWhileDisconnected.insert(filter) }
+            } else if let code = acknowledgement.grantedQoS.first, code >= 0x80 {
+                refused.append(ClientError.Refusal(filter: filter.string, code: code))
+                state.withLock { _ = $0.subscriptions.removeValue(forKey: filter) }
+            }
         }
+        if !refused.isEmpty { throw ClientError(.subscriptionRefused(refused)) }
     }
 
-    /// Removes subscriptions; they are no longer restored after a reconnect.
-    public func unsubscribe(_ filters: [TopicFilter]) async throws {
+    /// Removes subscriptions; they are no longer made after a reconnect.
+    nonisolated(nonsending) public func unsubscribe(_ filters: [TopicFilter]) async throws {
         let connected = state.withLock { state in
-            for filter in filters { state.subscriptions.removeValue(forKey: filter) }
+            for filter in filters {
+                state.subscriptions.removeValue(forKey: filter)
+                state.subscribedWhileDisconnected.remove(filter)
+                if !state.isConnected { state.unsubscribedWhileDisconnected.insert(filter) }
+            }
             return state.isConnected
         }
         guard connected else { return }
         for filter in filters {
             var mid: Int32 = 0
+            beginHandOff()
             let rc = mosquitto_unsubscribe_v5(handle.pointer, &mid, filter.string, nil)
-            if rc == MOSQ_ERR_NO_CONN.rawValue { continue }
-            if rc != MOSQ_ERR_SUCCESS.rawValue { throw Library.error("mosquitto_unsubscribe_v5", rc) }
-            _ = try await awaitAcknowledgement(of: mid)
+            guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+                endHandOff()
+                if rc == MOSQ_ERR_NO_CONN.rawValue {
+                    state.withLock { _ = $0.unsubscribedWhileDisconnected.insert(filter) }
+                    continue
+                }
+                throw Library.error("mosquitto_unsubscribe_v5", rc)
+            }
+            if try await awaitAcknowledgement(of: mid, kind: .subscription).interrupted {
+                state.withLock { _ = $0.unsubscribedWhileDisconnected.insert(filter) }
+            }
         }
     }
 
     // MARK: - Internals shared with the network thread and the callbacks
 
-    /// Sends one SUBSCRIBE; nil if the connection is down (it will be restored on connect).
+    /// Sends one SUBSCRIBE; nil if the connection is down (it is made on the next connect).
     func sendSubscribe(_ subscription: Subscription) throws -> Int32? {
         var mid: Int32 = 0
         let options = configuration.protocolVersion == .v5 ? subscription.optionBits : 0
@@ -207,79 +265,39 @@ public final class Client: Sendable {
         return mid
     }
 
-    private func confirmSubscription(_ filter: TopicFilter, mid: Int32) async throws {
-        let granted = try await awaitAcknowledgement(of: mid).grantedQoS
-        if let code = granted.first, code >= 0x80 {
-            state.withLock { _ = $0.subscriptions.removeValue(forKey: filter) }
-            throw ClientError(.subscriptionRefused(filter: filter.string, code: code))
-        }
-    }
-
-    /// Waits for the acknowledgement libmosquitto reports for `mid` (PUBACK, PUBCOMP, SUBACK,
-    /// UNSUBACK, or the write of a QoS 0 message). The callback may come before this call.
-    private func awaitAcknowledgement(of mid: Int32) async throws -> Acknowledgement {
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Acknowledgement, any Error>) in
-                let early: Result<Acknowledgement, ClientError>? = state.withLock { state in
-                    switch state.acknowledgements.removeValue(forKey: mid) {
-                    case .arrived(let acknowledgement):
-                        return .success(acknowledgement)
-                    default:
-                        if state.phase == .stopped { return .failure(.stopped) }
-                        state.acknowledgements[mid] = .waiting(continuation)
-                        return nil
-                    }
-                }
-                if let early { continuation.resume(with: early.mapError { $0 as any Error }) }
-            }
-        } onCancel: {
-            let waiting: CheckedContinuation<Acknowledgement, any Error>? = state.withLock { state in
-                guard case .waiting(let continuation) = state.acknowledgements[mid] else { return nil }
-                state.acknowledgements[mid] = .abandoned
-                return continuation
-            }
-            waiting?.resume(throwing: CancellationError())
-        }
-    }
-
     /// Asks the network thread to disconnect and stop.
     func requestStop(sendingWill: Bool = false) {
-        let (first, neverRan) = state.withLock { state -> (Bool, Bool) in
-            guard state.stopRequestedAt == nil else { return (false, false) }
+        let (first, finishedSinks) = state.withLock { state -> (Bool, [AsyncStream<ConnectionEvent>.Continuation]?) in
+            guard state.stopRequestedAt == nil else { return (false, nil) }
             state.stopRequestedAt = ContinuousClock.now
-            guard state.phase == .idle else { return (true, false) }
+            guard state.phase == .idle else { return (true, nil) }
             state.phase = .stopped
-            return (true, true)
+            state.emit(.stopped)
+            return (true, state.takeEventSinks())
         }
         guard first else { return }
-        if neverRan {
-            emit(.stopped)
+        if let finishedSinks { // it never ran: nothing else will finish the streams
+            finishedSinks.forEach { $0.finish() }
             messageSink.finish()
             return
         }
         if sendingWill && configuration.protocolVersion == .v311 {
-            simulateConnectionLoss()
+            closeSocket()
         } else {
             mosquitto_disconnect_v5(handle.pointer, sendingWill ? Self.disconnectWithWill : 0, nil)
         }
         wake.signal()
     }
 
-    /// Hands every open connection-event stream an event.
-    func emit(_ event: ConnectionEvent) {
-        let sinks = state.withLock { Array($0.eventSinks.values) }
-        for sink in sinks {
-            sink.yield(event)
-            if event == .stopped { sink.finish() }
-        }
-    }
+    /// Where Debian keeps the system's trusted certificates.
+    static let systemCAFolder = "/etc/ssl/certs"
 
     /// MQTT 5 DISCONNECT reason code "Disconnect with Will Message".
     static let disconnectWithWill: Int32 = 0x04
 
-    /// Closes the socket under libmosquitto's feet, as a crash or a cut cable would: the broker
-    /// sees the connection drop without DISCONNECT and publishes the will. For tests.
-    func simulateConnectionLoss() {
+    /// Shuts the socket down under libmosquitto's feet, as a crash or a cut cable would: the broker
+    /// sees the connection drop without DISCONNECT and publishes the will.
+    func closeSocket() {
         let socket = mosquitto_socket(handle.pointer)
         if socket >= 0 { shutdown(socket, Int32(SHUT_RDWR)) }
     }
@@ -296,12 +314,22 @@ public final class Client: Sendable {
         if configuration.url.usesTLS {
             let tls = configuration.tls
             if tls.caFile == nil {
+                // Trust the system's CAs; libmosquitto then needs no CA file of ours.
                 try Library.check(mosquitto_int_option(pointer, MOSQ_OPT_TLS_USE_OS_CERTS, 1), "system CA certificates")
             }
-            try Library.check(mosquitto_tls_set(pointer, tls.caFile, nil, tls.certificateFile, tls.privateKeyFile, nil), "TLS files")
+            if tls.caFile != nil || tls.certificateFile != nil {
+                // mosquitto_tls_set wants a CA file or folder even with a client certificate only.
+                let caFolder = tls.caFile == nil ? Self.systemCAFolder : nil
+                try Library.check(mosquitto_tls_set(pointer, tls.caFile, caFolder, tls.certificateFile, tls.privateKeyFile, nil), "TLS files")
+            }
         }
         if let will = configuration.will {
-            let properties = PropertyList(will.properties, protocolVersion: configuration.protocolVersion)
+            let properties: PropertyList
+            do {
+                properties = try PropertyList(will.properties, protocolVersion: configuration.protocolVersion)
+            } catch {
+                throw ConfigurationError("the will message: \(error)")
+            }
             let rc = will.payload.withUnsafeBytes { bytes in
                 mosquitto_will_set_v5(pointer, will.topic.string, Int32(bytes.count), bytes.baseAddress, will.qos.rawValue, will.retain, properties.list)
             }
@@ -318,18 +346,6 @@ extension Client {
         init(_ pointer: OpaquePointer) { self.pointer = pointer }
     }
 
-    /// What an acknowledgement carried.
-    struct Acknowledgement: Sendable {
-        var reasonCode: Int32 = 0
-        var grantedQoS: [Int32] = []
-    }
-
-    enum AcknowledgementSlot {
-        case waiting(CheckedContinuation<Acknowledgement, any Error>)
-        case arrived(Acknowledgement)
-        case abandoned
-    }
-
     enum Phase: Equatable {
         case idle, running, stopped
     }
@@ -340,12 +356,31 @@ extension Client {
         var isConnected = false
         var sessionPresent = false
         var stopRequestedAt: ContinuousClock.Instant?
+        var hasRun = false
         var fatalError: ClientError?
         var lastLibraryError: String?
         var subscriptions: [TopicFilter: Subscription] = [:]
+        /// Changes a broker that kept our session does not know of yet.
+        var subscribedWhileDisconnected: Set<TopicFilter> = []
+        var unsubscribedWhileDisconnected: Set<TopicFilter> = []
         var acknowledgements: [Int32: AcknowledgementSlot] = [:]
+        var earlyAcknowledgements: [Int32: Acknowledgement] = [:]
+        var handOffsInProgress = 0
         var eventSinks: [UUID: AsyncStream<ConnectionEvent>.Continuation] = [:]
         var runCompletion: CheckedContinuation<Void, any Error>?
         var droppedMessages = 0
+
+        /// Hands every open connection-event stream an event, under the lock, so that every
+        /// stream sees the same order.
+        func emit(_ event: ConnectionEvent) {
+            for sink in eventSinks.values { sink.yield(event) }
+        }
+
+        /// After `.stopped`: the streams to finish, once the lock is released (finishing runs
+        /// their termination handlers, which take the lock).
+        mutating func takeEventSinks() -> [AsyncStream<ConnectionEvent>.Continuation] {
+            defer { eventSinks.removeAll() }
+            return Array(eventSinks.values)
+        }
     }
 }

@@ -5,9 +5,16 @@ public struct ClientError: Error, Equatable, CustomStringConvertible {
         case stopped
         case alreadyStarted
         case refused(code: Int32, reason: String)
-        case subscriptionRefused(filter: String, code: Int32)
+        case subscriptionRefused([Refusal])
+        case invalidProperty(String)
         case publishRefused(topic: String, code: Int32)
         case library(function: String, code: Int32, message: String)
+    }
+
+    /// A filter the broker refused, with its reason code.
+    struct Refusal: Equatable {
+        let filter: String
+        let code: Int32
     }
 
     let kind: Kind
@@ -28,6 +35,16 @@ public struct ClientError: Error, Equatable, CustomStringConvertible {
         return false
     }
 
+    /// The MQTT reason code (or MQTT 3.1.1 return code) the broker answered with, when it refused
+    /// something; for several refused subscriptions, the first one's.
+    public var reasonCode: Int32? {
+        switch kind {
+        case .refused(let code, _), .publishRefused(_, let code): return code
+        case .subscriptionRefused(let refusals): return refusals.first?.code
+        default: return nil
+        }
+    }
+
     /// Whether the broker refused the connection for a reason retrying cannot fix.
     public var isConnectionRefusal: Bool {
         if case .refused = kind { return true }
@@ -44,10 +61,13 @@ public struct ClientError: Error, Equatable, CustomStringConvertible {
             return "run() was already called on this client; make a new client to connect again"
         case .refused(let code, let reason):
             return "the broker refused the connection: \(reason) (reason code \(code))"
-        case .subscriptionRefused(let filter, let code):
-            return "the broker refused the subscription to \"\(filter)\" (reason code \(code))"
+        case .subscriptionRefused(let refusals):
+            let list = refusals.map { "\"\($0.filter)\" (reason code \($0.code))" }.joined(separator: ", ")
+            return "the broker refused the subscription to \(list)"
         case .publishRefused(let topic, let code):
             return "the broker refused the message to \"\(topic)\" (reason code \(code))"
+        case .invalidProperty(let problem):
+            return "invalid MQTT 5 property: \(problem)"
         case .library(let function, let code, let message):
             return "\(function) failed: \(message) (libmosquitto error \(code))"
         }

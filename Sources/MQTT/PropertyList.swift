@@ -9,28 +9,57 @@ struct PropertyList {
     init() {}
 
     /// Builds the list for MQTT 5; with MQTT 3.1.1 it stays empty (properties do not exist there).
-    init(_ properties: Message.Properties, protocolVersion: ProtocolVersion) {
+    /// - Throws: ``ClientError`` for a property MQTT cannot carry (a NUL in a text, correlation
+    ///   data over 65,535 bytes).
+    init(_ properties: Message.Properties, protocolVersion: ProtocolVersion) throws(ClientError) {
         guard protocolVersion == .v5, !properties.isEmpty else { return }
+        do {
+            try add(properties)
+        } catch {
+            free()
+            throw error
+        }
+    }
+
+    private mutating func add(_ properties: Message.Properties) throws(ClientError) {
         if let responseTopic = properties.responseTopic {
-            mosquitto_property_add_string(&list, Self.id(MQTT_PROP_RESPONSE_TOPIC), responseTopic.string)
+            try check(mosquitto_property_add_string(&list, Self.id(MQTT_PROP_RESPONSE_TOPIC), responseTopic.string), "response topic")
         }
         if let data = properties.correlationData {
-            data.withUnsafeBytes { bytes in
-                _ = mosquitto_property_add_binary(&list, Self.id(MQTT_PROP_CORRELATION_DATA), bytes.baseAddress, UInt16(clamping: bytes.count))
+            guard data.count <= Int(UInt16.max) else {
+                throw ClientError(.invalidProperty("correlation data is \(data.count) bytes; MQTT allows at most 65535"))
             }
+            let rc = data.withUnsafeBytes { bytes in
+                mosquitto_property_add_binary(&list, Self.id(MQTT_PROP_CORRELATION_DATA), bytes.baseAddress, UInt16(bytes.count))
+            }
+            try check(rc, "correlation data")
         }
         for property in properties.userProperties {
-            mosquitto_property_add_string_pair(&list, Self.id(MQTT_PROP_USER_PROPERTY), property.name, property.value)
+            try Self.checkText(property.name, "user property name")
+            try Self.checkText(property.value, "user property value")
+            try check(mosquitto_property_add_string_pair(&list, Self.id(MQTT_PROP_USER_PROPERTY), property.name, property.value), "user property")
         }
         if let contentType = properties.contentType {
-            mosquitto_property_add_string(&list, Self.id(MQTT_PROP_CONTENT_TYPE), contentType)
+            try Self.checkText(contentType, "content type")
+            try check(mosquitto_property_add_string(&list, Self.id(MQTT_PROP_CONTENT_TYPE), contentType), "content type")
         }
         if let expiry = properties.messageExpiryInterval {
-            mosquitto_property_add_int32(&list, Self.id(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL), expiry)
+            try check(mosquitto_property_add_int32(&list, Self.id(MQTT_PROP_MESSAGE_EXPIRY_INTERVAL), expiry), "message expiry")
         }
         if properties.payloadIsUTF8 {
-            mosquitto_property_add_byte(&list, Self.id(MQTT_PROP_PAYLOAD_FORMAT_INDICATOR), 1)
+            try check(mosquitto_property_add_byte(&list, Self.id(MQTT_PROP_PAYLOAD_FORMAT_INDICATOR), 1), "payload format")
         }
+    }
+
+    private func check(_ rc: Int32, _ what: String) throws(ClientError) {
+        guard rc == MOSQ_ERR_SUCCESS.rawValue else {
+            throw ClientError(.invalidProperty("\(what): \(Library.describe(rc, errno: 0))"))
+        }
+    }
+
+    private static func checkText(_ text: String, _ what: String) throws(ClientError) {
+        if text.utf8.contains(0) { throw ClientError(.invalidProperty("the \(what) contains a NUL character")) }
+        if text.utf8.count > Int(UInt16.max) { throw ClientError(.invalidProperty("the \(what) is longer than 65535 bytes")) }
     }
 
     func free() {

@@ -20,9 +20,12 @@ public struct Secret: Sendable, Equatable, CustomStringConvertible, CustomDebugS
         } catch {
             throw ConfigurationError("cannot read the password file \(path): \(Self.reason(error))")
         }
-        let firstLine = contents.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        let value = String(firstLine.hasSuffix("\r") ? firstLine.dropLast() : firstLine)
-        if value.isEmpty { throw ConfigurationError("the password file \(path) is empty") }
+        if contents.isEmpty { throw ConfigurationError("the password file \(path) is empty") }
+        // Split on Unicode scalars: "\r\n" is one Character and would not match "\n".
+        let scalars = contents.unicodeScalars
+        let end = scalars.firstIndex { $0 == "\n" || $0 == "\r" } ?? scalars.endIndex
+        let value = String(scalars[scalars.startIndex..<end])
+        if value.isEmpty { throw ConfigurationError("the first line of the password file \(path) is empty; the password must be on it") }
         return Secret(value)
     }
 

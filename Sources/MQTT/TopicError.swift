@@ -36,7 +36,7 @@ public struct TopicError: Error, Equatable, CustomStringConvertible {
         case .tooLong(let bytes):
             return "it is \(bytes) bytes long in UTF-8; MQTT allows at most \(Topic.maximumLength)"
         case .tooManyLevels(let levels):
-            return "it has \(levels) levels; Mosquitto accepts at most \(Topic.maximumLevels)"
+            return "it has \(levels) levels; Mosquitto accepts at most \(Topic.maximumLevels) (200 '/' separators)"
         case .nul:
             return "it contains a NUL character (U+0000)"
         case .controlCharacter(let scalar):
@@ -57,8 +57,9 @@ public struct TopicError: Error, Equatable, CustomStringConvertible {
 enum Topic {
     /// MQTT encodes a topic's length in two bytes.
     static let maximumLength = 65_535
-    /// Mosquitto's `TOPIC_HIERARCHY_LIMIT`: the broker refuses topics with more levels.
-    static let maximumLevels = 200
+    /// Mosquitto's `TOPIC_HIERARCHY_LIMIT` allows 200 '/' separators: the broker refuses topics
+    /// with more than 201 levels.
+    static let maximumLevels = 201
 
     /// Checks what every topic name and filter must satisfy; returns its levels.
     static func validateCommon(_ topic: String) throws(TopicError) -> [Substring] {
@@ -76,7 +77,7 @@ enum Topic {
             }
         }
         let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
-        if levels.count > maximumLevels + 1 {
+        if levels.count > maximumLevels {
             throw TopicError(.tooManyLevels(levels.count), topic: topic)
         }
         return levels

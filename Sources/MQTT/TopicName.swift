@@ -2,7 +2,7 @@
 ///
 /// Rules (MQTT 5 section 4.7 plus what Mosquitto enforces): not empty; at most 65,535 bytes of
 /// UTF-8; no NUL, control characters or Unicode non-characters; no wildcard (`+`, `#`);
-/// at most 200 levels.
+/// at most 201 levels (Mosquitto's limit of 200 '/' separators).
 public struct TopicName: Hashable, Sendable, CustomStringConvertible, Comparable {
     /// The topic as sent on the wire.
     public let string: String

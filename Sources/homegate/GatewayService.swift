@@ -11,6 +11,14 @@ struct GatewayService: Service {
     let client: MQTT.Client
     let baseTopic: TopicName
     let logger: Logger
+    private let announcer: OnlineAnnouncer
+
+    init(client: MQTT.Client, baseTopic: TopicName, logger: Logger) {
+        self.client = client
+        self.baseTopic = baseTopic
+        self.logger = logger
+        self.announcer = OnlineAnnouncer(client: client, topic: Self.stateTopic(baseTopic), logger: logger)
+    }
 
     /// How long a graceful shutdown waits for the broker to take the `offline` message.
     static let offlineDeadline = Duration.seconds(3)
@@ -44,24 +52,20 @@ struct GatewayService: Service {
     }
 
     private func announceOnlineAfterEveryConnect() async {
-        let online = Message(topic: Self.stateTopic(baseTopic), payload: "online", qos: .atLeastOnce, retain: true)
         for await event in client.connectionEvents() {
             guard case .connected = event else { continue }
-            do {
-                try await client.publish(online)
-                logger.info("published \(online.topic) = online")
-            } catch {
-                logger.warning("could not publish \(online.topic) = online: \(error)")
-            }
+            await announcer.announceOnline()
         }
     }
 
     /// Publishes `offline`, waiting at most ``offlineDeadline`` for the broker, then disconnects.
     private func stopCleanly() async {
         logger.info("shutting down")
+        await announcer.stopAnnouncing()
         guard client.isConnected else {
-            // The broker already saw the connection drop and published the will.
-            await client.disconnect()
+            // Not connected: the broker published the will when the connection dropped. Should
+            // the connection come up just now, the will is still what the broker ends with.
+            await client.disconnect(sendingWill: true)
             return
         }
         let offline = Self.offlineMessage(baseTopic: baseTopic)
@@ -79,5 +83,38 @@ struct GatewayService: Service {
             logger.warning("the broker did not take \(offline.topic) = offline in time; asking it to publish the will instead")
         }
         await client.disconnect(sendingWill: !published)
+    }
+}
+
+/// Publishes `online` after each connect, and never again once shutdown began: `online` cannot
+/// overtake the `offline` of a shutdown.
+///
+/// `Client.publish` hands the message to libmosquitto on the caller's executor before it first
+/// suspends, so every `online` handed over here comes before ``stopAnnouncing()`` returns, and
+/// therefore before the `offline` published after it.
+actor OnlineAnnouncer {
+    private let client: MQTT.Client
+    private let online: Message
+    private let logger: Logger
+    private var stopping = false
+
+    init(client: MQTT.Client, topic: TopicName, logger: Logger) {
+        self.client = client
+        self.online = Message(topic: topic, payload: "online", qos: .atLeastOnce, retain: true)
+        self.logger = logger
+    }
+
+    func announceOnline() async {
+        guard !stopping else { return }
+        do {
+            try await client.publish(online)
+            logger.info("published \(online.topic) = online")
+        } catch {
+            logger.warning("could not publish \(online.topic) = online: \(error)")
+        }
+    }
+
+    func stopAnnouncing() {
+        stopping = true
     }
 }

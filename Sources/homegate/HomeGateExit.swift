@@ -20,9 +20,9 @@ func printError(_ message: String) {
 }
 
 /// Loads the configuration file, or prints what is wrong with it and exits 78.
-func loadConfigFileOrExit(_ path: String) throws -> ConfigFile {
+func loadConfigFileOrExit(_ path: String, overrides: ConfigFile.Overrides = .init()) throws -> ConfigFile {
     do {
-        return try ConfigFile.load(path: path)
+        return try ConfigFile.load(path: path, overrides: overrides)
     } catch {
         printError(error.description)
         throw HomeGateExit.configuration

@@ -65,26 +65,15 @@ struct RunCommand: AsyncParsableCommand {
         logger.info("HomeGate stopped")
     }
 
-    /// The configuration file with the command-line overrides applied.
+    /// The configuration file with the command-line overrides applied (they were checked in
+    /// ``validate()``).
     private func loadConfiguration() throws -> ConfigFile {
-        var file = try loadConfigFileOrExit(config)
-        if let mqttURL {
-            // Checked in validate().
-            file.mqtt.url = try BrokerURL(parsing: mqttURL)
-        }
-        if let dataDirectory {
-            file.dataDirectory = URL(fileURLWithPath: dataDirectory).standardizedFileURL.path
-        }
-        if let logLevel {
-            file.logLevel = Logger.Level(rawValue: logLevel.lowercased()) ?? file.logLevel
-        }
-        do {
-            try file.mqtt.validate()
-        } catch {
-            printError("\(config): mqtt: \(error.message)")
-            throw HomeGateExit.configuration
-        }
-        return file
+        let overrides = ConfigFile.Overrides(
+            mqttURL: try mqttURL.map { try BrokerURL(parsing: $0) },
+            dataDirectory: dataDirectory.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
+            logLevel: logLevel.flatMap { Logger.Level(rawValue: $0.lowercased()) }
+        )
+        return try loadConfigFileOrExit(config, overrides: overrides)
     }
 
     /// Creates the data directory with mode 0700 if it does not exist.

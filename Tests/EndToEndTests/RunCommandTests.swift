@@ -64,6 +64,23 @@ struct RunCommandTests {
         await broker.stop()
     }
 
+    @Test("SIGHUP does not stop the gateway")
+    func hangUpIgnored() async throws {
+        let broker = try await Mosquitto.start()
+        let base = Self.uniqueBase()
+        let (file, _) = try Self.writeConfig(Self.config(port: broker.port, base: base))
+        let gateway = try HomeGateProcess(["run", "--config", file])
+        try await gateway.waitForOutput(containing: "published \(base)/$state = online")
+        gateway.signal(SIGHUP)
+        // Still serving: a retained read through the broker round-trips after the signal.
+        #expect(try await Self.retainedValue("\(base)/$state", broker: broker) == "online")
+        #expect(gateway.child.exit.value == nil)
+        gateway.signal(SIGTERM)
+        #expect(try await gateway.waitForExit() == 0)
+        #expect(try await Self.retainedValue("\(base)/$state", broker: broker) == "offline")
+        await broker.stop()
+    }
+
     @Test("SIGKILL: the broker publishes the will, offline, retained")
     func willAfterKill() async throws {
         let broker = try await Mosquitto.start()
@@ -115,7 +132,7 @@ struct RunCommandTests {
     func credentials() async throws {
         let directory = try TemporaryDirectory.make(prefix: "e2e-passwd")
         let passwordFile = directory.appendingPathComponent("passwd").path
-        try run(try Executable.locate("mosquitto_passwd", install: "run scripts/setup"), ["-b", "-c", passwordFile, "gateway", "s3cret pass"])
+        try await run(try Executable.locate("mosquitto_passwd", install: "run scripts/setup"), ["-b", "-c", passwordFile, "gateway", "s3cret pass"])
         let broker = try await Mosquitto.start(extraConfiguration: ["allow_anonymous false", "password_file \(passwordFile)"], directory: directory)
         let base = Self.uniqueBase()
 

@@ -92,7 +92,9 @@ struct ConfigFileTests {
         ("base_topic: [a]\n", "homegate.yml:1: base_topic: expected a text value, got a list"),
         ("log_level: loud\n", "homegate.yml:1: log_level: expected one of trace, debug, info, notice, warning, error, critical, got \"loud\""),
         ("logging: info\n", "homegate.yml:1: logging: unknown key (known here: base_topic, data_dir, log_level, mqtt)"),
-        ("data_dir:\n", "homegate.yml:1: data_dir: must not be empty"),
+        ("data_dir:\n", "homegate.yml:1: data_dir: expected a text value, got nothing"),
+        ("base_topic: ~\n", "homegate.yml:1: base_topic: expected a text value, got nothing (\"~\" means null in YAML; quote it to mean the text)"),
+        ("mqtt:\n  client_id: null\n", "homegate.yml:2: mqtt.client_id: expected a text value, got nothing"),
         ("- a\n- b\n", "homegate.yml:1: expected a mapping of keys"),
         ("mqtt: mqtt://h\n", "homegate.yml:1: mqtt: expected a mapping of keys"),
         ("mqtt:\n  url: tcp://h\n", "homegate.yml:2: mqtt.url: unsupported scheme \"tcp\""),
@@ -131,6 +133,18 @@ struct ConfigFileTests {
             }
             return true
         }
+    }
+
+    @Test("command-line overrides apply before the checks")
+    func overrides() throws {
+        let text = "mqtt:\n  password_env: HG_PW\n"
+        #expect(throws: ConfigError.self) { try ConfigFile.parse(text, file: file, environment: ["HG_PW": "x"]) }
+        let overrides = ConfigFile.Overrides(mqttURL: try BrokerURL(parsing: "mqtt://gw@broker:1884"), dataDirectory: "/srv/hg", logLevel: .trace)
+        let config = try ConfigFile.parse(text, file: file, overrides: overrides, environment: ["HG_PW": "x"])
+        #expect(config.mqtt.url.description == "mqtt://gw@broker:1884")
+        #expect(config.mqtt.effectiveUsername == "gw")
+        #expect(config.dataDirectory == "/srv/hg")
+        #expect(config.logLevel == .trace)
     }
 
     @Test("a missing or unreadable file is named")

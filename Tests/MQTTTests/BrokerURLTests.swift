@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import MQTT
 
@@ -54,6 +55,23 @@ struct BrokerURLTests {
         #expect(try BrokerURL(parsing: "mqtt://broker").description == "mqtt://broker:1883")
         #expect(try BrokerURL(parsing: "mqtts://[::1]:8884").description == "mqtts://[::1]:8884")
         #expect(try BrokerURL(parsing: "mqtt://bob@h:2").description == "mqtt://bob@h:2")
+    }
+
+    @Test("a password file: the first line, whatever the line ending", arguments: [
+        ("pass word\n", "pass word"), ("pass word", "pass word"), ("crlf\r\nsecond", "crlf"), ("cr\rsecond", "cr"),
+        ("  spaced  \n", "  spaced  "),
+    ])
+    func passwordFile(_ contents: String, expected: String) throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hg-secret-\(UUID().uuidString)").path
+        try contents.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try Secret.fromFile(path).value == expected)
+    }
+
+    @Test("an empty password file or first line is refused", arguments: ["", "\n", "\r\nsecond"])
+    func emptyPasswordFile(_ contents: String) throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("hg-secret-\(UUID().uuidString)").path
+        try contents.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: ConfigurationError.self) { try Secret.fromFile(path) }
     }
 
     @Test("a secret never prints")

@@ -83,7 +83,7 @@ struct ClientIntegrationTests {
         var configuration = TestClient.configuration(broker.url, id: "mortal")
         configuration.will = Message(topic: try TopicName("test/will"), payload: "gone", qos: .atLeastOnce, retain: true)
         let mortal = try await TestClient.connect(configuration)
-        mortal.client.simulateConnectionLoss()
+        mortal.client.closeSocket()
         let will = try await watcher.inbox.first(on: "test/will")
         #expect(will.payloadString == "gone")
         await mortal.stop()
@@ -192,7 +192,7 @@ struct ClientIntegrationTests {
         let directory = try TemporaryDirectory.make(prefix: "passwd")
         let passwordFile = directory.appendingPathComponent("passwd").path
         let mosquittoPasswd = try Executable.locate("mosquitto_passwd", install: "run scripts/setup (or: apt-get install mosquitto)")
-        try run(mosquittoPasswd, ["-b", "-c", passwordFile, "alice", "correct horse"])
+        try await run(mosquittoPasswd, ["-b", "-c", passwordFile, "alice", "correct horse"])
         let broker = try await Mosquitto.start(extraConfiguration: ["allow_anonymous false", "password_file \(passwordFile)"], directory: directory)
 
         var good = TestClient.configuration(broker.url)
@@ -221,7 +221,7 @@ struct ClientIntegrationTests {
     @Test("TLS: trusts the given CA, refuses an unknown one, presents a client certificate")
     func tls() async throws {
         let directory = try TemporaryDirectory.make(prefix: "tls")
-        let certificates = try Certificates.generate(in: directory)
+        let certificates = try await Certificates.generate(in: directory)
         let broker = try await Mosquitto.start(extraConfiguration: certificates.listenerConfiguration(requireClientCertificate: true), directory: directory)
         #expect(broker.url.usesTLS)
 
@@ -239,10 +239,51 @@ struct ClientIntegrationTests {
         await #expect(throws: FixtureError.self) { _ = try await TestClient.connect(noCertificate, timeout: .seconds(2)) }
 
         // A CA that did not sign the server's certificate: verification fails, retried, never connected.
-        let other = try Certificates.generate(in: TemporaryDirectory.make(prefix: "other-ca"))
+        let other = try await Certificates.generate(in: TemporaryDirectory.make(prefix: "other-ca"))
         var wrongCA = TestClient.configuration(broker.url)
         wrongCA.tls = .init(caFile: other.caFile, certificateFile: certificates.clientCertificateFile, privateKeyFile: certificates.clientKeyFile)
         await #expect(throws: FixtureError.self) { _ = try await TestClient.connect(wrongCA, timeout: .seconds(2)) }
+        await broker.stop()
+    }
+
+    @Test("mqtts:// without a CA file trusts the system's CAs, which did not sign our test broker")
+    func systemCAs() async throws {
+        let directory = try TemporaryDirectory.make(prefix: "tls-system")
+        let certificates = try await Certificates.generate(in: directory)
+        let broker = try await Mosquitto.start(extraConfiguration: certificates.listenerConfiguration(requireClientCertificate: false), directory: directory)
+        let client = try Client(configuration: TestClient.configuration(broker.url), logger: TestLogger.make("system-ca"))
+        let events = client.connectionEvents()
+        let run = Task { try await client.run() }
+        let reason = try await withDeadline(.seconds(10)) { () async -> String? in
+            for await event in events { if case .disconnected(let reason) = event { return reason } }
+            return nil
+        }
+        #expect(reason??.contains("certificate verify failed") == true, "reason: \(String(describing: reason))")
+        await client.disconnect()
+        try await run.value
+        await broker.stop()
+    }
+
+    @Test("several refused subscriptions are all named in one error")
+    func refusalDescription() {
+        // Mosquitto 2.0.11 grants every subscription (its ACLs filter delivery instead), so the
+        // refusal path is checked here on the error the client builds from the SUBACK codes.
+        let error = ClientError(.subscriptionRefused([.init(filter: "denied/a", code: 0x87), .init(filter: "denied/b", code: 0x8F)]))
+        #expect(error.reasonCode == 0x87)
+        #expect(error.description == "the broker refused the subscription to \"denied/a\" (reason code 135), \"denied/b\" (reason code 143)")
+    }
+
+    @Test("message properties MQTT cannot carry are refused before anything is sent")
+    func invalidProperties() async throws {
+        let broker = try await Mosquitto.start()
+        let client = try await TestClient.connect(TestClient.configuration(broker.url))
+        await #expect(throws: ClientError.self) {
+            try await client.publish("test/p", "x", properties: .init(correlationData: Array(repeating: 1, count: 70_000)))
+        }
+        await #expect(throws: ClientError.self) {
+            try await client.publish("test/p", "x", properties: .init(userProperties: [.init("a\u{0}b", "c")]))
+        }
+        await client.stop()
         await broker.stop()
     }
 
@@ -309,13 +350,32 @@ struct ClientIntegrationTests {
         await broker.stop()
     }
 
-    @Test("run() once: a second call fails; disconnect before run ends the event stream")
-    func lifecycle() async throws {
-        let client = try Client(configuration: Configuration(url: try BrokerURL(parsing: "mqtt://127.0.0.1:1"), clientID: "idle"), logger: TestLogger.make("idle"))
-        await client.disconnect()
+    @Test("run() from a cancelled task returns at once")
+    func runCancelled() async throws {
+        let client = try Client(configuration: Configuration(url: try BrokerURL(parsing: "mqtt://127.0.0.1:1"), clientID: "cancelled"), logger: TestLogger.make("cancelled"))
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await client.run()
+        }
+        try await task.value
         var events: [ConnectionEvent] = []
         for await event in client.connectionEvents() { events.append(event) }
         #expect(events == [.stopped])
-        await #expect(throws: ClientError.self) { try await client.run() }
+    }
+
+    @Test("disconnect before run ends the event stream; run() then returns; a client runs once")
+    func lifecycle() async throws {
+        let idle = try Client(configuration: Configuration(url: try BrokerURL(parsing: "mqtt://127.0.0.1:1"), clientID: "idle"), logger: TestLogger.make("idle"))
+        await idle.disconnect()
+        var events: [ConnectionEvent] = []
+        for await event in idle.connectionEvents() { events.append(event) }
+        #expect(events == [.stopped])
+        try await idle.run()
+
+        let broker = try await Mosquitto.start()
+        let client = try await TestClient.connect(TestClient.configuration(broker.url))
+        await client.stop()
+        await #expect(throws: ClientError(.alreadyStarted)) { try await client.client.run() }
+        await broker.stop()
     }
 }

@@ -10,15 +10,15 @@ public struct Certificates: Sendable {
     public let clientKeyFile: String
 
     /// Generates everything in `directory`.
-    public static func generate(in directory: URL) throws -> Certificates {
+    public static func generate(in directory: URL) async throws -> Certificates {
         let openssl = try Executable.locate("openssl", install: "run scripts/setup (or: apt-get install openssl)")
         func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
         let key = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-        try run(openssl, ["req", "-x509"] + key + ["-keyout", path("ca.key"), "-out", path("ca.crt"), "-days", "2", "-subj", "/CN=HomeGate Test CA"])
+        try await run(openssl, ["req", "-x509"] + key + ["-keyout", path("ca.key"), "-out", path("ca.crt"), "-days", "2", "-subj", "/CN=HomeGate Test CA"])
         try "subjectAltName=DNS:localhost,IP:127.0.0.1\n".write(toFile: path("server.ext"), atomically: true, encoding: .utf8)
         for (name, extensions) in [("server", ["-extfile", path("server.ext")]), ("client", [])] {
-            try run(openssl, ["req"] + key + ["-keyout", path("\(name).key"), "-out", path("\(name).csr"), "-subj", "/CN=homegate-test-\(name)"])
-            try run(openssl, ["x509", "-req", "-in", path("\(name).csr"), "-CA", path("ca.crt"), "-CAkey", path("ca.key"),
+            try await run(openssl, ["req"] + key + ["-keyout", path("\(name).key"), "-out", path("\(name).csr"), "-subj", "/CN=homegate-test-\(name)"])
+            try await run(openssl, ["x509", "-req", "-in", path("\(name).csr"), "-CA", path("ca.crt"), "-CAkey", path("ca.key"),
                               "-CAcreateserial", "-out", path("\(name).crt"), "-days", "2"] + extensions)
         }
         return Certificates(caFile: path("ca.crt"), serverCertificateFile: path("server.crt"), serverKeyFile: path("server.key"),
@@ -33,17 +33,10 @@ public struct Certificates: Sendable {
 }
 
 /// Runs a program to completion; fails with its output if it fails.
-public func run(_ executable: String, _ arguments: [String]) throws {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    process.standardError = pipe
-    try process.run()
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    guard process.terminationStatus == 0 else {
-        throw FixtureError("\(executable) \(arguments.joined(separator: " ")) failed: \(String(decoding: output, as: UTF8.self))")
+public func run(_ executable: String, _ arguments: [String]) async throws {
+    let child = try ChildProcess(executable, arguments)
+    let status = try await child.waitForExit(timeout: .seconds(60))
+    guard status == 0 else {
+        throw FixtureError("\(executable) \(arguments.joined(separator: " ")) failed (\(status)): \(child.output.value)")
     }
 }

@@ -86,6 +86,7 @@ public final class ChildProcess: @unchecked Sendable {
             var buffer = [UInt8](repeating: 0, count: 65_536)
             while true {
                 let count = read(descriptor, &buffer, buffer.count)
+                if count < 0 && errno == EINTR { continue }
                 if count <= 0 { break }
                 output.update { $0 += String(decoding: buffer[0..<count], as: UTF8.self) }
             }

@@ -1,0 +1,158 @@
+internal import CMosquitto
+import Foundation
+
+/// Matching libmosquitto's acknowledgements (PUBACK, PUBCOMP, SUBACK, UNSUBACK, and the write of a
+/// QoS 0 message) to the calls waiting for them, by message id.
+///
+/// libmosquitto hands out the id when the call returns, and the network thread may process the
+/// acknowledgement before the caller has registered to wait for it. So a caller announces a
+/// hand-off before the libmosquitto call (``beginHandOff()``) and registers right after; an
+/// acknowledgement that arrives in between is kept for it. One that arrives when no hand-off is in
+/// progress and nobody waits is nobody's, and is dropped: nothing accumulates, and an old
+/// acknowledgement can never complete a later call that reuses its id.
+extension Client {
+    /// What a waiting call is waiting for; decides what happens when the connection ends.
+    enum PendingKind: Equatable {
+        /// A QoS 0 message: lost with the connection.
+        case publishQoS0
+        /// A QoS 1 or 2 message: libmosquitto keeps it and resends it after the reconnect.
+        case publishQueued
+        /// A subscription or an unsubscription: recorded, and made again after the reconnect.
+        case subscription
+    }
+
+    /// What an acknowledgement carried.
+    struct Acknowledgement: Sendable {
+        var reasonCode: Int32 = 0
+        var grantedQoS: [Int32] = []
+        /// The connection ended before the broker answered (subscriptions are made again on reconnect).
+        var interrupted = false
+    }
+
+    enum AcknowledgementSlot {
+        case waiting(CheckedContinuation<Acknowledgement, any Error>, PendingKind)
+        /// The waiter was cancelled; the acknowledgement, if it comes, is dropped.
+        case abandoned(PendingKind)
+        /// A subscription the client restored by itself after a reconnect; nobody waits for it.
+        case restoring(TopicFilter)
+    }
+
+    /// Call before a libmosquitto call that returns a message id; ``awaitAcknowledgement(of:kind:)``
+    /// or ``endHandOff()`` must follow.
+    func beginHandOff() {
+        state.withLock { $0.handOffsInProgress += 1 }
+    }
+
+    /// Ends a hand-off that produced nothing to wait for (the call failed).
+    func endHandOff() {
+        state.withLock { $0.finishHandOff() }
+    }
+
+    /// Ends the hand-off of `mid` and waits for its acknowledgement.
+    func awaitAcknowledgement(of mid: Int32, kind: PendingKind) async throws -> Acknowledgement {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Acknowledgement, any Error>) in
+                let early: Result<Acknowledgement, any Error>? = state.withLock { state in
+                    defer { state.finishHandOff() }
+                    if let acknowledgement = state.earlyAcknowledgements.removeValue(forKey: mid) {
+                        return .success(acknowledgement)
+                    }
+                    if state.phase == .stopped { return .failure(ClientError.stopped) }
+                    if Task.isCancelled {
+                        state.acknowledgements[mid] = .abandoned(kind)
+                        return .failure(CancellationError())
+                    }
+                    state.acknowledgements[mid] = .waiting(continuation, kind)
+                    return nil
+                }
+                if let early { continuation.resume(with: early) }
+            }
+        } onCancel: {
+            let waiting: CheckedContinuation<Acknowledgement, any Error>? = state.withLock { state in
+                guard case .waiting(let continuation, let kind) = state.acknowledgements[mid] else { return nil }
+                state.acknowledgements[mid] = .abandoned(kind)
+                return continuation
+            }
+            waiting?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Records a subscription restored after a reconnect (called on the network thread, before
+    /// its SUBACK can be read).
+    func expectRestoredSubscription(_ filter: TopicFilter, mid: Int32) {
+        state.withLock { $0.acknowledgements[mid] = .restoring(filter) }
+    }
+
+    /// An acknowledgement from the network thread.
+    func deliver(_ acknowledgement: Acknowledgement, for mid: Int32) {
+        let (waiter, refusedRestoration): (CheckedContinuation<Acknowledgement, any Error>?, TopicFilter?) = state.withLock { state in
+            switch state.acknowledgements.removeValue(forKey: mid) {
+            case .waiting(let continuation, _):
+                return (continuation, nil)
+            case .restoring(let filter):
+                guard let code = acknowledgement.grantedQoS.first, code >= 0x80 else { return (nil, nil) }
+                state.subscriptions.removeValue(forKey: filter)
+                return (nil, filter)
+            case .abandoned:
+                return (nil, nil)
+            case nil:
+                if state.handOffsInProgress > 0 { state.earlyAcknowledgements[mid] = acknowledgement }
+                return (nil, nil)
+            }
+        }
+        waiter?.resume(returning: acknowledgement)
+        if let refusedRestoration {
+            logger.error("the broker refused to restore the subscription to \(refusedRestoration) (reason code \(acknowledgement.grantedQoS.first ?? 0)); it is dropped")
+        }
+    }
+
+    /// The connection ended: QoS 0 messages not yet written are lost; subscription calls return
+    /// (their subscriptions are made again on the reconnect); QoS 1 and 2 messages wait for it.
+    func connectionEnded() {
+        let (lost, interrupted) = state.withLock { state in
+            var lost: [CheckedContinuation<Acknowledgement, any Error>] = []
+            var interrupted: [CheckedContinuation<Acknowledgement, any Error>] = []
+            for (mid, slot) in state.acknowledgements {
+                switch slot {
+                case .waiting(let continuation, .publishQoS0):
+                    lost.append(continuation)
+                case .waiting(let continuation, .subscription):
+                    interrupted.append(continuation)
+                case .waiting(_, .publishQueued), .abandoned(.publishQueued):
+                    continue
+                case .abandoned, .restoring:
+                    break
+                }
+                state.acknowledgements.removeValue(forKey: mid)
+            }
+            return (lost, interrupted)
+        }
+        for continuation in lost { continuation.resume(throwing: ClientError.notConnected) }
+        for continuation in interrupted { continuation.resume(returning: Acknowledgement(interrupted: true)) }
+    }
+
+    /// The client stopped: nothing will be acknowledged any more.
+    func failAllAcknowledgements() {
+        let waiting = state.withLock { state in
+            defer {
+                state.acknowledgements.removeAll()
+                state.earlyAcknowledgements.removeAll()
+            }
+            return state.acknowledgements.values.compactMap { slot -> CheckedContinuation<Acknowledgement, any Error>? in
+                if case .waiting(let continuation, _) = slot { return continuation }
+                return nil
+            }
+        }
+        for continuation in waiting { continuation.resume(throwing: ClientError.stopped) }
+    }
+}
+
+extension Client.State {
+    /// One hand-off is over; when none is left, unclaimed early acknowledgements are nobody's.
+    mutating func finishHandOff() {
+        handOffsInProgress -= 1
+        if handOffsInProgress == 0 && !earlyAcknowledgements.isEmpty {
+            earlyAcknowledgements.removeAll()
+        }
+    }
+}
