@@ -48,12 +48,15 @@ extension Client {
         }
         let (toSubscribe, toUnsubscribe) = state.withLock { state in
             // A new session has no subscriptions; a kept one lacks only what changed meanwhile.
+            // Connected from here on: a subscribe() call after this sends its own SUBSCRIBE.
             let toSubscribe = sessionPresent
                 ? state.subscribedWhileDisconnected.compactMap { state.subscriptions[$0] }
                 : Array(state.subscriptions.values)
             let toUnsubscribe = sessionPresent ? Array(state.unsubscribedWhileDisconnected) : []
             state.subscribedWhileDisconnected.removeAll()
             state.unsubscribedWhileDisconnected.removeAll()
+            state.isConnected = true
+            state.sessionPresent = sessionPresent
             return (toSubscribe, toUnsubscribe)
         }
         for subscription in toSubscribe {
@@ -71,8 +74,7 @@ extension Client {
         }
         logger.info("connected to the MQTT broker at \(configuration.url) (MQTT \(configuration.protocolVersion.rawValue), client id \(configuration.clientID))")
         state.withLock { state in
-            state.isConnected = true
-            state.sessionPresent = sessionPresent
+            state.connectionAnnounced = true
             state.emit(.connected(sessionPresent: sessionPresent))
         }
     }

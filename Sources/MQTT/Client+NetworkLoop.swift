@@ -68,7 +68,10 @@ extension Client {
         } while code == MOSQ_ERR_SUCCESS.rawValue
         let lastErrno = errno
         let wasConnected = state.withLock { state -> Bool in
-            defer { state.isConnected = false }
+            defer {
+                state.isConnected = false
+                state.connectionAnnounced = false
+            }
             return state.isConnected
         }
         connectionEnded()
@@ -128,6 +131,7 @@ extension Client {
         let (completion, fatal, sinks) = state.withLock { state in
             state.phase = .stopped
             state.isConnected = false
+            state.connectionAnnounced = false
             state.emit(.stopped)
             defer { state.runCompletion = nil }
             return (state.runCompletion, state.fatalError, state.takeEventSinks())

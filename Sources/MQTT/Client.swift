@@ -91,7 +91,7 @@ public final class Client: Sendable {
                 continuation.finish()
                 return
             }
-            if state.isConnected { continuation.yield(.connected(sessionPresent: state.sessionPresent)) }
+            if state.connectionAnnounced { continuation.yield(.connected(sessionPresent: state.sessionPresent)) }
             state.eventSinks[id] = continuation
         }
         continuation.onTermination = { [weak self] _ in
@@ -353,7 +353,10 @@ extension Client {
     /// Everything the network thread and the callers share, behind one lock.
     struct State: ~Copyable {
         var phase = Phase.idle
+        /// The broker accepted the connection (set before the subscriptions are restored).
         var isConnected = false
+        /// `.connected` has been emitted for the current connection.
+        var connectionAnnounced = false
         var sessionPresent = false
         var stopRequestedAt: ContinuousClock.Instant?
         var hasRun = false
