@@ -13,6 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
     ],
     targets: [
         // libmosquitto (Debian: libmosquitto-dev). Only the MQTT module imports it.
@@ -29,6 +30,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // HomeKit's home tree as values, the HAP catalog, naming rules, values, topics.
+        .target(
+            name: "HomeModel",
+            exclude: ["Catalog/hap-catalog.json"],
+            plugins: ["EmbedCatalog"]
+        ),
+        // Persistence in SQLite through GRDB: layout, accessories' structure, retained-topic ledger.
+        .target(
+            name: "HomeStore",
+            dependencies: ["HomeModel", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
+        // The AccessoryDriver protocol and the simulator (HomeGate's HomeKit Accessory Simulator).
+        .target(name: "Accessories", dependencies: ["HomeModel"]),
+        // Embeds the HAP catalog file into HomeModel at build time.
+        .plugin(name: "EmbedCatalog", capability: .buildTool(), dependencies: ["catalog-embed"]),
+        .executableTarget(name: "catalog-embed", path: "Tools/catalog-embed"),
         // The YAML configuration file: loading, validation, error messages.
         .target(
             name: "HomeGateConfig",
@@ -57,6 +74,9 @@ let package = Package(
         ),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
         .testTarget(name: "HomeGateConfigTests", dependencies: ["HomeGateConfig", "MQTT"]),
+        .testTarget(name: "HomeModelTests", dependencies: ["HomeModel"]),
+        .testTarget(name: "HomeStoreTests", dependencies: ["HomeStore", "HomeModel", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "AccessoriesTests", dependencies: ["Accessories", "HomeModel"]),
         .testTarget(name: "EndToEndTests", dependencies: ["homegate", "MQTT", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -88,11 +88,18 @@ public struct ConfigFile: Sendable {
             throw BaseTopicError(description: error.reason)
         }
         if text.hasPrefix("$") { throw BaseTopicError(description: "must not start with '$' (brokers reserve those topics)") }
+        if topic.levels.count > maximumBaseLevels || text.utf8.count > maximumBaseBytes {
+            throw BaseTopicError(description: "is too long: at most \(maximumBaseLevels) levels and \(maximumBaseBytes) bytes (the gateway adds its own levels below it)")
+        }
         if topic.levels.contains(where: \.isEmpty) {
             throw BaseTopicError(description: "\"\(text)\" has an empty level (a leading, trailing or doubled '/')")
         }
         return topic
     }
+
+    /// Room left for the levels the gateway adds under the base (home, room, accessory, ...).
+    static let maximumBaseLevels = 32
+    static let maximumBaseBytes = 1024
 
     /// Why a base topic was refused.
     public struct BaseTopicError: Error, CustomStringConvertible {

@@ -70,7 +70,8 @@ public struct ConfigNode {
     public func string() throws(ConfigError) -> String {
         guard case .scalar(let scalar) = node else { throw error("expected a text value, got \(kind)") }
         if scalar.style == .plain && node.null != nil {
-            throw error("expected a text value, got nothing (\"\(scalar.string)\" means null in YAML; quote it to mean the text)")
+            let hint = scalar.string.isEmpty ? "" : " (\"\(scalar.string)\" means null in YAML; quote it to mean the text)"
+            throw error("expected a text value, got nothing\(hint)")
         }
         return scalar.string
     }

@@ -37,10 +37,19 @@ extension Client {
         case restoring(TopicFilter)
     }
 
-    /// Call before a libmosquitto call that returns a message id; ``awaitAcknowledgement(of:kind:)``
-    /// or ``endHandOff()`` must follow.
-    func beginHandOff() {
-        state.withLock { $0.handOffsInProgress += 1 }
+    /// Call before a libmosquitto call that returns a message id; ``awaitAcknowledgement(of:kind:handOff:)``
+    /// or ``endHandOff()`` must follow. Returns the connection the hand-off belongs to.
+    func beginHandOff() -> HandOff {
+        state.withLock { state in
+            state.handOffsInProgress += 1
+            return HandOff(connection: state.connectionNumber)
+        }
+    }
+
+    /// Which connection a hand-off happened on: if that connection ended before the caller
+    /// registered, the end-of-connection rules apply to it at once.
+    struct HandOff {
+        let connection: Int
     }
 
     /// Ends a hand-off that produced nothing to wait for (the call failed).
@@ -49,7 +58,7 @@ extension Client {
     }
 
     /// Ends the hand-off of `mid` and waits for its acknowledgement.
-    func awaitAcknowledgement(of mid: Int32, kind: PendingKind) async throws -> Acknowledgement {
+    func awaitAcknowledgement(of mid: Int32, kind: PendingKind, handOff: HandOff) async throws -> Acknowledgement {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Acknowledgement, any Error>) in
                 let early: Result<Acknowledgement, any Error>? = state.withLock { state in
@@ -58,6 +67,9 @@ extension Client {
                         return .success(acknowledgement)
                     }
                     if state.phase == .stopped { return .failure(ClientError.stopped) }
+                    if state.connectionNumber != handOff.connection, let outcome = Self.outcomeOfLostConnection(kind) {
+                        return outcome
+                    }
                     if Task.isCancelled {
                         state.acknowledgements[mid] = .abandoned(kind)
                         return .failure(CancellationError())
@@ -106,10 +118,20 @@ extension Client {
         }
     }
 
+    /// What a call waiting for `kind` gets when its connection ended; nil: it keeps waiting.
+    static func outcomeOfLostConnection(_ kind: PendingKind) -> Result<Acknowledgement, any Error>? {
+        switch kind {
+        case .publishQoS0: return .failure(ClientError.notConnected)
+        case .subscription: return .success(Acknowledgement(interrupted: true))
+        case .publishQueued: return nil
+        }
+    }
+
     /// The connection ended: QoS 0 messages not yet written are lost; subscription calls return
     /// (their subscriptions are made again on the reconnect); QoS 1 and 2 messages wait for it.
     func connectionEnded() {
         let (lost, interrupted) = state.withLock { state in
+            state.connectionNumber += 1
             var lost: [CheckedContinuation<Acknowledgement, any Error>] = []
             var interrupted: [CheckedContinuation<Acknowledgement, any Error>] = []
             for (mid, slot) in state.acknowledgements {

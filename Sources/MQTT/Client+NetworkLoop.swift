@@ -57,6 +57,10 @@ extension Client {
             return ConnectionOutcome(stage: .connectFailed, code: rc, errno: errno)
         }
         logger.debug("TCP connection to \(url) open, CONNECT sent")
+        if let reason = state.withLock({ $0.stopReason }) {
+            // A stop came while connecting; libmosquitto's connect discarded its DISCONNECT.
+            sendDisconnect(reason: reason)
+        }
         var code: Int32
         repeat {
             code = mosquitto_loop(handle.pointer, Self.loopTimeoutMilliseconds, 1)

@@ -165,7 +165,7 @@ public final class Client: Sendable {
         let properties = try PropertyList(message.properties, protocolVersion: configuration.protocolVersion)
         defer { properties.free() }
         var mid: Int32 = 0
-        beginHandOff()
+        let handOff = beginHandOff()
         let rc = message.payload.withUnsafeBytes { bytes in
             mosquitto_publish_v5(handle.pointer, &mid, message.topic.string, Int32(bytes.count), bytes.baseAddress, message.qos.rawValue, message.retain, properties.list)
         }
@@ -176,7 +176,7 @@ public final class Client: Sendable {
             throw rc == MOSQ_ERR_NO_CONN.rawValue ? ClientError.notConnected : Library.error("mosquitto_publish_v5", rc)
         }
         let kind: PendingKind = message.qos == .atMostOnce ? .publishQoS0 : .publishQueued
-        let code = try await awaitAcknowledgement(of: mid, kind: kind).reasonCode
+        let code = try await awaitAcknowledgement(of: mid, kind: kind, handOff: handOff).reasonCode
         if code >= 0x80 { throw ClientError(.publishRefused(topic: message.topic.string, code: code)) }
     }
 
@@ -198,27 +198,21 @@ public final class Client: Sendable {
         }
         guard connected else { return }
         var refused: [ClientError.Refusal] = []
-        for subscription in subscriptions {
-            let filter = subscription.filter
-            beginHandOff()
-            let mid: Int32?
+        for (position, subscription) in subscriptions.enumerated() {
             do {
-                mid = try sendSubscribe(subscription)
+                if let code = try await subscribeNow(subscription) {
+                    refused.append(ClientError.Refusal(filter: subscription.filter.string, code: code))
+                }
             } catch {
-                endHandOff()
+                // Cancelled or failed: the subscriptions not made are not kept either.
+                let unsent = subscriptions[position...].map(\.filter)
+                state.withLock { state in
+                    for filter in unsent {
+                        state.subscriptions.removeValue(forKey: filter)
+                        state.subscribedWhileDisconnected.remove(filter)
+                    }
+                }
                 throw error
-            }
-            guard let mid else {
-                endHandOff() // the connection dropped: recorded, made on the reconnect
-                state.withLock { _ = $0.subscribedWhileDisconnected.insert(filter) }
-                continue
-            }
-            let acknowledgement = try await awaitAcknowledgement(of: mid, kind: .subscription)
-            if acknowledgement.interrupted {
-                state.withLock { _ = $0.subscribedWhileDisconnected.insert(filter) }
-            } else if let code = acknowledgement.grantedQoS.first, code >= 0x80 {
-                refused.append(ClientError.Refusal(filter: filter.string, code: code))
-                state.withLock { _ = $0.subscriptions.removeValue(forKey: filter) }
             }
         }
         if !refused.isEmpty { throw ClientError(.subscriptionRefused(refused)) }
@@ -237,7 +231,7 @@ public final class Client: Sendable {
         guard connected else { return }
         for filter in filters {
             var mid: Int32 = 0
-            beginHandOff()
+            let handOff = beginHandOff()
             let rc = mosquitto_unsubscribe_v5(handle.pointer, &mid, filter.string, nil)
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
                 endHandOff()
@@ -247,13 +241,39 @@ public final class Client: Sendable {
                 }
                 throw Library.error("mosquitto_unsubscribe_v5", rc)
             }
-            if try await awaitAcknowledgement(of: mid, kind: .subscription).interrupted {
+            if try await awaitAcknowledgement(of: mid, kind: .subscription, handOff: handOff).interrupted {
                 state.withLock { _ = $0.unsubscribedWhileDisconnected.insert(filter) }
             }
         }
     }
 
     // MARK: - Internals shared with the network thread and the callbacks
+
+    /// Sends one SUBSCRIBE and waits for its answer; returns the refusal code, if refused.
+    private func subscribeNow(_ subscription: Subscription) async throws -> Int32? {
+        let filter = subscription.filter
+        let handOff = beginHandOff()
+        let mid: Int32?
+        do {
+            mid = try sendSubscribe(subscription)
+        } catch {
+            endHandOff()
+            throw error
+        }
+        guard let mid else {
+            endHandOff() // the connection dropped: recorded, made on the reconnect
+            state.withLock { _ = $0.subscribedWhileDisconnected.insert(filter) }
+            return nil
+        }
+        let acknowledgement = try await awaitAcknowledgement(of: mid, kind: .subscription, handOff: handOff)
+        if acknowledgement.interrupted {
+            state.withLock { _ = $0.subscribedWhileDisconnected.insert(filter) }
+        } else if let code = acknowledgement.grantedQoS.first, code >= 0x80 {
+            state.withLock { _ = $0.subscriptions.removeValue(forKey: filter) }
+            return code
+        }
+        return nil
+    }
 
     /// Sends one SUBSCRIBE; nil if the connection is down (it is made on the next connect).
     func sendSubscribe(_ subscription: Subscription) throws -> Int32? {
@@ -267,26 +287,35 @@ public final class Client: Sendable {
 
     /// Asks the network thread to disconnect and stop.
     func requestStop(sendingWill: Bool = false) {
+        let reason = sendingWill ? Self.disconnectWithWill : 0
         let (first, finishedSinks) = state.withLock { state -> (Bool, [AsyncStream<ConnectionEvent>.Continuation]?) in
             guard state.stopRequestedAt == nil else { return (false, nil) }
             state.stopRequestedAt = ContinuousClock.now
+            state.stopReason = reason
             guard state.phase == .idle else { return (true, nil) }
             state.phase = .stopped
             state.emit(.stopped)
             return (true, state.takeEventSinks())
         }
         guard first else { return }
-        if let finishedSinks { // it never ran: nothing else will finish the streams
+        if let finishedSinks { // it never ran: nothing else will finish the streams or the calls
             finishedSinks.forEach { $0.finish() }
             messageSink.finish()
+            failAllAcknowledgements()
             return
         }
-        if sendingWill && configuration.protocolVersion == .v311 {
+        sendDisconnect(reason: reason)
+        wake.signal()
+    }
+
+    /// Asks libmosquitto to send DISCONNECT with `reason`; with MQTT 3.1.1, which cannot ask for
+    /// the will, that reason drops the connection instead.
+    func sendDisconnect(reason: Int32) {
+        if reason == Self.disconnectWithWill && configuration.protocolVersion == .v311 {
             closeSocket()
         } else {
-            mosquitto_disconnect_v5(handle.pointer, sendingWill ? Self.disconnectWithWill : 0, nil)
+            mosquitto_disconnect_v5(handle.pointer, reason, nil)
         }
-        wake.signal()
     }
 
     /// Where Debian keeps the system's trusted certificates.
@@ -369,6 +398,10 @@ extension Client {
         var acknowledgements: [Int32: AcknowledgementSlot] = [:]
         var earlyAcknowledgements: [Int32: Acknowledgement] = [:]
         var handOffsInProgress = 0
+        /// Counts connections that ended; a hand-off remembers the one it happened on.
+        var connectionNumber = 0
+        /// The DISCONNECT reason asked for by a stop (0 normal, 0x04 with the will).
+        var stopReason: Int32?
         var eventSinks: [UUID: AsyncStream<ConnectionEvent>.Continuation] = [:]
         var runCompletion: CheckedContinuation<Void, any Error>?
         var droppedMessages = 0

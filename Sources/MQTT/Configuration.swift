@@ -86,7 +86,9 @@ public struct Configuration: Sendable {
     /// Checks the combination of settings.
     public func validate() throws(ConfigurationError) {
         if clientID.isEmpty { throw ConfigurationError("the client id must not be empty") }
-        if clientID.utf8.count > 65_535 { throw ConfigurationError("the client id is longer than 65,535 bytes") }
+        try Self.checkText(clientID, "the client id")
+        if let username = effectiveUsername { try Self.checkText(username, "the user name") }
+        if let password, password.value.utf8.contains(0) { throw ConfigurationError("the password contains a NUL character") }
         let seconds = keepAlive.components.seconds
         if seconds != 0 && !(5...65_535).contains(seconds) {
             throw ConfigurationError("keep-alive must be 0 (off) or 5 to 65535 seconds, got \(seconds)")
@@ -108,6 +110,20 @@ public struct Configuration: Sendable {
                 throw ConfigurationError("cannot read TLS file \(file): \(String(cString: strerror(errno)))")
             }
             fclose(handle)
+        }
+    }
+}
+
+extension Configuration {
+    /// MQTT strings: at most 65,535 bytes, and no NUL, control characters or Unicode
+    /// non-characters (libmosquitto and Mosquitto refuse them).
+    static func checkText(_ text: String, _ what: String) throws(ConfigurationError) {
+        if text.utf8.count > 65_535 { throw ConfigurationError("\(what) is longer than 65535 bytes") }
+        for scalar in text.unicodeScalars {
+            let value = scalar.value
+            if value <= 0x1F || (0x7F...0x9F).contains(value) || (0xFDD0...0xFDEF).contains(value) || value & 0xFFFE == 0xFFFE {
+                throw ConfigurationError("\(what) contains the character \(Topic.codePoint(scalar)), which MQTT brokers refuse")
+            }
         }
     }
 }

@@ -1,0 +1,44 @@
+import HomeModel
+
+/// Where accessories come from and how they are driven: the simulator, HAP devices, ...
+///
+/// A driver discovers its accessories (their structure and current values), reads and writes
+/// characteristics (a write returns only when the device confirmed it, or throws its status),
+/// and reports what happens on the device side through ``events``.
+public protocol AccessoryDriver: Sendable {
+    /// The accessories this driver serves, with their services, characteristics and values.
+    func accessories() async throws -> [Accessory]
+
+    /// Reads a characteristic from the device now.
+    /// - Throws: ``DriverError`` with the device's HAP status (unreachable: -70402).
+    func read(_ characteristic: CharacteristicReference) async throws(DriverError) -> Value
+
+    /// Writes a characteristic and returns when the device has confirmed it.
+    /// - Throws: ``DriverError`` with the device's HAP status. Cancellation stops the wait.
+    func write(_ value: Value, to characteristic: CharacteristicReference) async throws(DriverError)
+
+    /// Changes reported by the devices: values (events, drift, physical changes) and
+    /// reachability. One stream per driver, for one consumer, in order.
+    var events: AsyncStream<AccessoryEvent> { get }
+}
+
+/// Something that happened on the device side.
+public enum AccessoryEvent: Sendable, Hashable {
+    /// A characteristic's value changed on the device.
+    case value(CharacteristicReference, Value)
+    /// An accessory became reachable or unreachable.
+    case reachability(AccessoryID, reachable: Bool)
+}
+
+/// Why a device operation failed: the HAP status, and a message a person understands.
+public struct DriverError: Error, Equatable, CustomStringConvertible {
+    public let status: HAPStatus
+    public let message: String
+
+    public init(_ status: HAPStatus, _ message: String) {
+        self.status = status
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,192 @@
+/// An accessory: a device (or a device behind a bridge) with its services.
+public struct Accessory: Sendable, Hashable, Codable {
+    /// Stable: survives renames, moves and restarts.
+    public var id: AccessoryID
+    public var name: String
+    public var manufacturer: String
+    public var model: String
+    public var serialNumber: String
+    public var firmwareRevision: String
+    public var category: Category
+    /// nil: the home's default room.
+    public var roomID: RoomID?
+    public var isReachable: Bool
+    /// On an accessory behind a bridge: the bridge's id.
+    public var bridgeID: AccessoryID?
+    public var services: [Service]
+
+    public init(id: AccessoryID, name: String, manufacturer: String = "", model: String = "", serialNumber: String = "", firmwareRevision: String = "",
+                category: Category = .other, roomID: RoomID? = nil, isReachable: Bool = true, bridgeID: AccessoryID? = nil, services: [Service] = []) {
+        self.id = id
+        self.name = name
+        self.manufacturer = manufacturer
+        self.model = model
+        self.serialNumber = serialNumber
+        self.firmwareRevision = firmwareRevision
+        self.category = category
+        self.roomID = roomID
+        self.isReachable = isReachable
+        self.bridgeID = bridgeID
+        self.services = services
+    }
+
+    /// The service with instance id `iid`.
+    public func service(_ iid: Int) -> Service? {
+        services.first { $0.iid == iid }
+    }
+
+    /// The characteristic with instance id `iid`, and its service.
+    public func characteristic(_ iid: Int) -> (service: Service, characteristic: Characteristic)? {
+        for service in services {
+            if let characteristic = service.characteristics.first(where: { $0.iid == iid }) { return (service, characteristic) }
+        }
+        return nil
+    }
+
+    /// The services that get topics: not hidden, not Accessory Information or Protocol Information.
+    public var visibleServices: [Service] {
+        services.filter(\.isVisible)
+    }
+
+    /// Sets a characteristic's value; false if there is no such characteristic.
+    @discardableResult
+    public mutating func setValue(_ value: Value?, iid: Int) -> Bool {
+        for serviceIndex in services.indices {
+            if let index = services[serviceIndex].characteristics.firstIndex(where: { $0.iid == iid }) {
+                services[serviceIndex].characteristics[index].value = value
+                return true
+            }
+        }
+        return false
+    }
+}
+
+/// A service of an accessory: a function it offers (a lightbulb, a temperature sensor).
+public struct Service: Sendable, Hashable, Codable {
+    /// Instance id, unique within the accessory.
+    public var iid: Int
+    /// The standard type's name (`lightbulb`), or the UUID of a custom type.
+    public var type: String
+    /// The type's full UUID.
+    public var uuid: String
+    public var name: String?
+    public var isPrimary: Bool
+    public var isHidden: Bool
+    /// Instance ids of linked services.
+    public var linked: [Int]
+    public var characteristics: [Characteristic]
+
+    public init(iid: Int, type: String, uuid: String, name: String? = nil, isPrimary: Bool = false, isHidden: Bool = false, linked: [Int] = [], characteristics: [Characteristic] = []) {
+        self.iid = iid
+        self.type = type
+        self.uuid = uuid
+        self.name = name
+        self.isPrimary = isPrimary
+        self.isHidden = isHidden
+        self.linked = linked
+        self.characteristics = characteristics
+    }
+
+    /// The service types that describe the device rather than offer a function.
+    public static let informationTypes: Set<String> = ["accessory-information", "protocol-information"]
+
+    /// Whether the service gets topics: not hidden and not an information service.
+    public var isVisible: Bool {
+        !isHidden && !Self.informationTypes.contains(type) && Catalog.standard.service(type)?.hidden != true
+    }
+
+    /// The characteristic of type `type` (`brightness`).
+    public func characteristic(ofType type: String) -> Characteristic? {
+        characteristics.first { $0.type == type }
+    }
+}
+
+/// A characteristic: one value of a service, with its format, permissions and bounds.
+public struct Characteristic: Sendable, Hashable, Codable {
+    /// Instance id, unique within the accessory.
+    public var iid: Int
+    /// The standard type's name (`brightness`), or the UUID of a custom type.
+    public var type: String
+    public var uuid: String
+    public var format: Format
+    public var perms: [Permission]
+    public var unit: String?
+    public var minValue: Double?
+    public var maxValue: Double?
+    public var minStep: Double?
+    public var maxLen: Int?
+    public var validValues: [Double]?
+    public var validValuesRange: [Double]?
+    /// The last value the device reported; nil before the first report (and for momentary ones).
+    public var value: Value?
+    /// The device's own description (custom types have nothing else to go by).
+    public var description: String?
+
+    public init(iid: Int, type: String, uuid: String, format: Format, perms: [Permission], unit: String? = nil, minValue: Double? = nil,
+                maxValue: Double? = nil, minStep: Double? = nil, maxLen: Int? = nil, validValues: [Double]? = nil,
+                validValuesRange: [Double]? = nil, value: Value? = nil, description: String? = nil) {
+        self.iid = iid
+        self.type = type
+        self.uuid = uuid
+        self.format = format
+        self.perms = perms
+        self.unit = unit
+        self.minValue = minValue
+        self.maxValue = maxValue
+        self.minStep = minStep
+        self.maxLen = maxLen
+        self.validValues = validValues
+        self.validValuesRange = validValuesRange
+        self.value = value
+        self.description = description
+    }
+
+    /// A characteristic of a standard type, with the catalog's format, permissions and bounds.
+    public init(iid: Int, standard type: CharacteristicType, value: Value? = nil) {
+        self.init(iid: iid, type: type.name, uuid: type.uuid, format: type.format, perms: type.perms, unit: type.unit,
+                  minValue: type.minValue, maxValue: type.maxValue, minStep: type.minStep, maxLen: type.maxLen,
+                  validValues: type.validValues?.map(\.value), validValuesRange: type.validValuesRange, value: value)
+    }
+
+    public var isReadable: Bool { perms.contains(.read) }
+    public var isWritable: Bool { perms.contains(.write) }
+    public var supportsEvents: Bool { perms.contains(.events) }
+
+    /// An event rather than a state: published, never retained.
+    public var isMomentary: Bool {
+        Catalog.standard.characteristic(type)?.momentary == true
+    }
+
+    /// The catalog's entry for this type, if it is a standard one.
+    public var standardType: CharacteristicType? {
+        Catalog.standard.characteristic(type)
+    }
+}
+
+/// HAP accessory categories (the number a HomeKit accessory advertises).
+public enum Category: Int, Sendable, Hashable, Codable, CaseIterable {
+    case other = 1, bridge = 2, fan = 3, garageDoorOpener = 4, lightbulb = 5, doorLock = 6, outlet = 7, `switch` = 8,
+         thermostat = 9, sensor = 10, securitySystem = 11, door = 12, window = 13, windowCovering = 14,
+         programmableSwitch = 15, rangeExtender = 16, ipCamera = 17, videoDoorbell = 18, airPurifier = 19, heater = 20,
+         airConditioner = 21, humidifier = 22, dehumidifier = 23, appleTV = 24, homePod = 25, speaker = 26, airport = 27,
+         sprinkler = 28, faucet = 29, showerHead = 30, television = 31, targetController = 32, router = 33,
+         audioReceiver = 34, tvSetTopBox = 35, tvStreamingStick = 36
+
+    /// The kebab-case name (`garage-door-opener`), as in `$layout` and the configuration.
+    public var name: String {
+        switch self {
+        case .appleTV: return "apple-tv"
+        case .homePod: return "homepod"
+        case .ipCamera: return "ip-camera"
+        case .tvSetTopBox: return "tv-set-top-box"
+        case .tvStreamingStick: return "tv-streaming-stick"
+        default: return Slug.kebab(String(describing: self))
+        }
+    }
+
+    /// The category named `name` (kebab-case, as ``name``).
+    public init?(name: String) {
+        guard let match = Self.allCases.first(where: { $0.name == name }) else { return nil }
+        self = match
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+/// Topic segments made from names.
+public enum Slug {
+    /// The longest segment a name gives (longer ones are cut at a word boundary when possible).
+    public static let maximumLength = 64
+
+    /// A name made fit for a topic level: letters and digits lower-cased with diacritics folded
+    /// (`Küche` -> `kuche`), every other run of characters one `-`, trimmed; `fallback` when
+    /// nothing is left. `+`, `#`, `/`, NUL and `$` can never appear in one.
+    public static func make(_ text: String, fallback: String) -> String {
+        var slug = ""
+        var pendingDash = false
+        for scalar in text.decomposedStringWithCanonicalMapping.unicodeScalars {
+            let properties = scalar.properties
+            if properties.generalCategory == .nonspacingMark || properties.generalCategory == .enclosingMark { continue }
+            if properties.isAlphabetic || properties.numericType == .decimal {
+                if pendingDash && !slug.isEmpty { slug += "-" }
+                pendingDash = false
+                slug += String(scalar).lowercased()
+            } else {
+                pendingDash = true
+            }
+        }
+        slug = String(slug.precomposedStringWithCanonicalMapping)
+        if slug.count > maximumLength {
+            var cut = String(slug.prefix(maximumLength))
+            while cut.hasSuffix("-") { cut.removeLast() }
+            slug = cut
+        }
+        return slug.isEmpty ? fallback : slug
+    }
+
+    /// `garageDoorOpener` -> `garage-door-opener`.
+    public static func kebab(_ camelCase: String) -> String {
+        var result = ""
+        for character in camelCase {
+            if character.isUppercase {
+                if !result.isEmpty { result += "-" }
+                result += character.lowercased()
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+
+    /// The key inbound topic levels are compared by: lower-cased, diacritics folded, without
+    /// `-`, `_`, spaces and apostrophes. `Living Room`, `living-room` and `livingroom` match.
+    public static func canonical(_ text: Substring) -> String {
+        var key = ""
+        key.reserveCapacity(text.utf8.count)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "-", "_", " ", "'", "\u{2019}":
+                continue
+            case "A"..."Z":
+                key.unicodeScalars.append(Unicode.Scalar(scalar.value + 32)!)
+            case _ where scalar.isASCII:
+                key.unicodeScalars.append(scalar)
+            default:
+                return canonicalFolding(text)
+            }
+        }
+        return key
+    }
+
+    public static func canonical(_ text: String) -> String {
+        canonical(Substring(text))
+    }
+
+    /// The slow path of ``canonical(_:)`` for non-ASCII text.
+    private static func canonicalFolding(_ text: Substring) -> String {
+        var key = ""
+        for scalar in String(text).decomposedStringWithCanonicalMapping.unicodeScalars {
+            let category = scalar.properties.generalCategory
+            if category == .nonspacingMark || category == .enclosingMark { continue }
+            if scalar == "-" || scalar == "_" || scalar == " " || scalar == "'" || scalar == "\u{2019}" { continue }
+            key += String(scalar).lowercased()
+        }
+        return key.precomposedStringWithCanonicalMapping
+    }
+
+    /// Gives each item a segment unique among its siblings (by ``canonical(_:)``): its preferred
+    /// slug, or for the second, third ... of a clash `-2`, `-3` in stable-id order.
+    public static func assign<ID: Comparable & Hashable>(_ items: [(id: ID, slug: String)]) -> [ID: String] {
+        var result: [ID: String] = [:]
+        var taken: Set<String> = []
+        let ordered = items.sorted { lhs, rhs in
+            let (left, right) = (canonical(lhs.slug), canonical(rhs.slug))
+            return left == right ? lhs.id < rhs.id : left < right
+        }
+        // First pass: every slug's first claimant keeps it, so a later "-2" never steals a real name.
+        var claimed: Set<String> = []
+        for item in ordered where !claimed.contains(canonical(item.slug)) {
+            claimed.insert(canonical(item.slug))
+            result[item.id] = item.slug
+            taken.insert(canonical(item.slug))
+        }
+        for item in ordered where result[item.id] == nil {
+            var number = 2
+            while taken.contains(canonical("\(item.slug)-\(number)")) { number += 1 }
+            let segment = "\(item.slug)-\(number)"
+            result[item.id] = segment
+            taken.insert(canonical(segment))
+        }
+        return result
+    }
+}
