@@ -51,6 +51,8 @@ let package = Package(
             name: "HomeGateConfig",
             dependencies: [
                 "MQTT",
+                "HomeModel",
+                "Accessories",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
             ]
@@ -61,6 +63,8 @@ let package = Package(
             dependencies: [
                 "MQTT",
                 "HomeGateConfig",
+                "HomeModel",
+                "Accessories",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -73,7 +77,7 @@ let package = Package(
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
-        .testTarget(name: "HomeGateConfigTests", dependencies: ["HomeGateConfig", "MQTT"]),
+        .testTarget(name: "HomeGateConfigTests", dependencies: ["HomeGateConfig", "MQTT", "HomeModel", "Accessories"]),
         .testTarget(name: "HomeModelTests", dependencies: ["HomeModel"]),
         .testTarget(name: "HomeStoreTests", dependencies: ["HomeStore", "HomeModel", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "AccessoriesTests", dependencies: ["Accessories", "HomeModel"]),

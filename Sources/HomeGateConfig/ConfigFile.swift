@@ -1,4 +1,6 @@
+import Accessories
 import Foundation
+import HomeModel
 import Logging
 import MQTT
 
@@ -16,6 +18,12 @@ public struct ConfigFile: Sendable {
     public var logLevel: Logger.Level
     /// The broker connection.
     public var mqtt: MQTT.Configuration
+    /// The homes the file declares: rooms, zones, and the simulated accessories in them.
+    public var homes: [Home]
+    /// The simulated accessories and bridges (bridged accessories included), with their behaviour.
+    public var simulatorDevices: [Simulator.Device]
+    /// The seed of the simulator's random numbers (failures, drift); nil: a new one each start.
+    public var simulatorSeed: UInt64?
 
     /// The default base topic.
     public static let defaultBaseTopic = "homegate"
@@ -52,14 +60,26 @@ public struct ConfigFile: Sendable {
     /// Parses configuration text; `file` names it in errors and anchors relative paths.
     public static func parse(_ text: String, file: String, overrides: Overrides = Overrides(), environment: [String: String] = [:]) throws(ConfigError) -> ConfigFile {
         let root = try ConfigNode.parse(text, file: file)
-        let keys = try root.mapping(allowed: ["base_topic", "data_dir", "log_level", "mqtt"])
+        let keys = try root.mapping(allowed: ["base_topic", "data_dir", "log_level", "mqtt", "homes", "simulator"])
         let baseTopic = try keys["base_topic"].map(Self.baseTopic) ?? TopicName(uncheckedDefault: defaultBaseTopic)
         var dataDirectory = try keys["data_dir"]?.path() ?? ConfigNode.resolve("data", relativeTo: file)
         if let override = overrides.dataDirectory { dataDirectory = override }
         var logLevel = try keys["log_level"].map(Self.logLevel) ?? .info
         if let override = overrides.logLevel { logLevel = override }
         let mqtt = try MQTTSection.read(keys["mqtt"], file: file, baseTopic: baseTopic, urlOverride: overrides.mqttURL, environment: environment)
-        return ConfigFile(baseTopic: baseTopic, dataDirectory: dataDirectory, logLevel: logLevel, mqtt: mqtt)
+        let declared = try HomesSection.read(keys["homes"], file: file)
+        let seed = try keys["simulator"].map(Self.simulatorSeed) ?? nil
+        return ConfigFile(baseTopic: baseTopic, dataDirectory: dataDirectory, logLevel: logLevel, mqtt: mqtt,
+                          homes: declared.homes, simulatorDevices: declared.devices, simulatorSeed: seed)
+    }
+
+    /// The `simulator:` section: `seed`.
+    static func simulatorSeed(_ node: ConfigNode) throws(ConfigError) -> UInt64? {
+        let keys = try node.mapping(allowed: ["seed"])
+        guard let seed = keys["seed"] else { return nil }
+        let text = try seed.string()
+        guard let value = UInt64(text) else { throw seed.error("expected a whole number from 0 to 18446744073709551615, got \"\(text)\"") }
+        return value
     }
 
     /// The log levels as written in the file and on the command line.

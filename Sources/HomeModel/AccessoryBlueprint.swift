@@ -41,13 +41,31 @@ public struct AccessoryBlueprint: Sendable, Hashable {
         public var isHidden: Bool
         /// Characteristic type name -> initial value (nil: the default).
         public var characteristics: [String: Value?]
+        /// Characteristic type name -> narrower bounds than the catalog's, as devices may declare
+        /// (a thermostat that takes 10...38 °C in 0.5 steps).
+        public var bounds: [String: Bounds]
 
-        public init(type: String, name: String? = nil, isPrimary: Bool = false, isHidden: Bool = false, characteristics: [String: Value?] = [:]) {
+        public init(type: String, name: String? = nil, isPrimary: Bool = false, isHidden: Bool = false,
+                    characteristics: [String: Value?] = [:], bounds: [String: Bounds] = [:]) {
             self.type = type
             self.name = name
             self.isPrimary = isPrimary
             self.isHidden = isHidden
             self.characteristics = characteristics
+            self.bounds = bounds
+        }
+    }
+
+    /// A device's own minimum, maximum and step for a characteristic; nil keeps the catalog's.
+    public struct Bounds: Sendable, Hashable {
+        public var minValue: Double?
+        public var maxValue: Double?
+        public var minStep: Double?
+
+        public init(minValue: Double? = nil, maxValue: Double? = nil, minStep: Double? = nil) {
+            self.minValue = minValue
+            self.maxValue = maxValue
+            self.minStep = minStep
         }
     }
 
@@ -89,7 +107,7 @@ public struct AccessoryBlueprint: Sendable, Hashable {
             throw BlueprintError("services[\(index)]: unknown service type \"\(blueprint.type)\"\(suggestion)")
         }
         let allowed = type.required + type.optional
-        for name in blueprint.characteristics.keys.sorted() where !allowed.contains(name) {
+        for name in Set(blueprint.characteristics.keys).union(blueprint.bounds.keys).sorted() where !allowed.contains(name) {
             throw BlueprintError("services[\(index)] (\(type.name)): \"\(name)\" is not a characteristic of \(type.name) (required: \(type.required.joined(separator: ", ")); optional: \(type.optional.joined(separator: ", ")))")
         }
         let wanted = type.required + type.optional.filter { blueprint.characteristics.keys.contains($0) }
@@ -98,6 +116,9 @@ public struct AccessoryBlueprint: Sendable, Hashable {
         for name in wanted {
             guard let standard = catalog.characteristic(name) else { throw BlueprintError("the catalog has no \(name) characteristic") }
             var characteristic = Characteristic(iid: takeIID(), standard: standard)
+            if let bounds = blueprint.bounds[name] {
+                try apply(bounds, to: &characteristic, service: "services[\(index)] (\(type.name))")
+            }
             let given = blueprint.characteristics[name] ?? nil
             if let given {
                 do {
@@ -111,6 +132,27 @@ public struct AccessoryBlueprint: Sendable, Hashable {
         }
         return Service(iid: iid, type: type.name, uuid: type.uuid, name: blueprint.name, isPrimary: blueprint.isPrimary,
                        isHidden: blueprint.isHidden, characteristics: characteristics)
+    }
+
+    /// Narrows a characteristic's bounds; they must stay within the format and the catalog's bounds.
+    private func apply(_ bounds: Bounds, to characteristic: inout Characteristic, service: String) throws(BlueprintError) {
+        let name = characteristic.displayName
+        guard characteristic.format.isNumeric else { throw BlueprintError("\(service): \(name) is not a number; it has no bounds") }
+        let lower = bounds.minValue ?? characteristic.minValue
+        let upper = bounds.maxValue ?? characteristic.maxValue
+        if let lower, let catalogLower = characteristic.minValue, lower < catalogLower {
+            throw BlueprintError("\(service): \(name) cannot go below \(Value.format(catalogLower)), got min \(Value.format(lower))")
+        }
+        if let upper, let catalogUpper = characteristic.maxValue, upper > catalogUpper {
+            throw BlueprintError("\(service): \(name) cannot go above \(Value.format(catalogUpper)), got max \(Value.format(upper))")
+        }
+        if let lower, let upper, lower > upper {
+            throw BlueprintError("\(service): \(name) min \(Value.format(lower)) is above max \(Value.format(upper))")
+        }
+        if let step = bounds.minStep, step <= 0 { throw BlueprintError("\(service): \(name) step must be positive, got \(Value.format(step))") }
+        characteristic.minValue = lower
+        characteristic.maxValue = upper
+        characteristic.minStep = bounds.minStep ?? characteristic.minStep
     }
 
     /// A neutral starting value: false, 0 (or the nearest bound, or the first valid value), "" (the service's

@@ -1,5 +1,6 @@
 import ArgumentParser
 import HomeGateConfig
+import HomeModel
 
 /// `homegate check-config --config FILE`: loads and checks the configuration without connecting.
 struct CheckConfigCommand: ParsableCommand {
@@ -18,5 +19,9 @@ struct CheckConfigCommand: ParsableCommand {
         print("  base topic: \(file.baseTopic)")
         print("  data dir:   \(file.dataDirectory)")
         print("  log level:  \(file.logLevel)")
+        for home in file.homes {
+            let bridges = home.accessories.filter { accessory in home.accessories.contains { $0.bridgeID == accessory.id } }.count
+            print("  home:       \(home.name)\(home.isPrimary ? " (primary)" : ""): \(home.rooms.count) rooms, \(home.zones.count) zones, \(home.accessories.count) accessories (\(bridges) \(bridges == 1 ? "bridge" : "bridges"))")
+        }
     }
 }

@@ -1,0 +1,141 @@
+import GRDB
+
+// The schema, as a list of named migrations. A migration, once released, is never edited:
+// a change to the schema is a new migration appended at the end. The database is never erased
+// to get a new schema.
+
+extension HomeStore {
+    /// The schema's migrations, in order: `v1-layout`, `v2-ledger`.
+    static func migrator() -> DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1-layout") { db in
+            for statement in Schema.layout { try db.execute(sql: statement) }
+        }
+        migrator.registerMigration("v2-ledger") { db in
+            for statement in Schema.ledger { try db.execute(sql: statement) }
+        }
+        return migrator
+    }
+}
+
+/// Keys of the `setting` table.
+enum SettingKey {
+    /// The configuration last applied, as the gateway wrote it.
+    static let lastAppliedConfiguration = "last-applied-configuration"
+    /// Present (with an empty value) once a layout was saved, even a layout of no homes.
+    static let layoutSaved = "layout-saved"
+}
+
+/// The SQL of each migration.
+///
+/// Every table of the layout belongs to a home and goes with it (`ON DELETE CASCADE`); lists keep
+/// their order in `position`. References across the layout (an accessory's room and bridge, a
+/// zone's rooms) are stored as given, without foreign keys: the store keeps the layout it was
+/// handed, whole, and checking it is the model's business. The default room is never stored;
+/// an accessory in it has a NULL `room_id`.
+private enum Schema {
+    /// `v1-layout`: the homes and everything in them.
+    static let layout = [
+        """
+        CREATE TABLE home (
+            id TEXT NOT NULL PRIMARY KEY,
+            name TEXT NOT NULL,
+            is_primary BOOLEAN NOT NULL,
+            position INTEGER NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE room (
+            home_id TEXT NOT NULL REFERENCES home(id) ON DELETE CASCADE,
+            id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            PRIMARY KEY (home_id, id)
+        )
+        """,
+        """
+        CREATE TABLE zone (
+            home_id TEXT NOT NULL REFERENCES home(id) ON DELETE CASCADE,
+            id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            PRIMARY KEY (home_id, id)
+        )
+        """,
+        """
+        CREATE TABLE zone_room (
+            home_id TEXT NOT NULL,
+            zone_id TEXT NOT NULL,
+            room_id TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            PRIMARY KEY (home_id, zone_id, position),
+            FOREIGN KEY (home_id, zone_id) REFERENCES zone(home_id, id) ON DELETE CASCADE
+        )
+        """,
+        "CREATE INDEX zone_room_by_room ON zone_room(home_id, room_id)",
+        """
+        CREATE TABLE accessory (
+            home_id TEXT NOT NULL REFERENCES home(id) ON DELETE CASCADE,
+            id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            manufacturer TEXT NOT NULL,
+            model TEXT NOT NULL,
+            serial_number TEXT NOT NULL,
+            firmware_revision TEXT NOT NULL,
+            category INTEGER NOT NULL,
+            room_id TEXT,
+            is_reachable BOOLEAN NOT NULL,
+            bridge_id TEXT,
+            position INTEGER NOT NULL,
+            services TEXT NOT NULL,
+            PRIMARY KEY (home_id, id)
+        )
+        """,
+        "CREATE INDEX accessory_by_room ON accessory(home_id, room_id)",
+        "CREATE INDEX accessory_by_bridge ON accessory(home_id, bridge_id)",
+        """
+        CREATE TABLE service_group (
+            home_id TEXT NOT NULL REFERENCES home(id) ON DELETE CASCADE,
+            id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            services TEXT NOT NULL,
+            PRIMARY KEY (home_id, id)
+        )
+        """,
+        """
+        CREATE TABLE action_set (
+            home_id TEXT NOT NULL REFERENCES home(id) ON DELETE CASCADE,
+            id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            position INTEGER NOT NULL,
+            actions TEXT NOT NULL,
+            PRIMARY KEY (home_id, id)
+        )
+        """,
+        """
+        CREATE TABLE timer_trigger (
+            home_id TEXT NOT NULL REFERENCES home(id) ON DELETE CASCADE,
+            id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            fire_date REAL NOT NULL,
+            recurrence TEXT,
+            action_set_ids TEXT NOT NULL,
+            is_enabled BOOLEAN NOT NULL,
+            position INTEGER NOT NULL,
+            PRIMARY KEY (home_id, id)
+        )
+        """,
+    ]
+
+    /// `v2-ledger`: the retained-topic ledger and the settings. A database that already holds
+    /// homes is marked as having a saved layout.
+    static let ledger = [
+        "CREATE TABLE retained_topic (topic TEXT NOT NULL PRIMARY KEY) WITHOUT ROWID",
+        "CREATE TABLE setting (key TEXT NOT NULL PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID",
+        """
+        INSERT INTO setting (key, value)
+        SELECT '\(SettingKey.layoutSaved)', X'' WHERE EXISTS (SELECT 1 FROM home)
+        """,
+    ]
+}

@@ -1,0 +1,31 @@
+import Foundation
+import GRDB
+
+extension HomeStore {
+    /// The configuration last applied, as ``saveLastAppliedConfiguration(_:)`` stored it; nil if
+    /// none was. The gateway compares it with the configuration it starts with to tell what
+    /// changed.
+    public func lastAppliedConfiguration() throws(StoreError) -> Data? {
+        try read("read the last applied configuration") { db in
+            try Self.setting(SettingKey.lastAppliedConfiguration, in: db)
+        }
+    }
+
+    /// Stores `data` as the configuration last applied, replacing the previous one.
+    public func saveLastAppliedConfiguration(_ data: Data) throws(StoreError) {
+        try write("save the last applied configuration") { db in
+            try Self.setSetting(SettingKey.lastAppliedConfiguration, to: data, in: db)
+        }
+    }
+
+    /// The value of the setting `key`, nil if it is not set.
+    static func setting(_ key: String, in db: Database) throws -> Data? {
+        try Data.fetchOne(db, sql: "SELECT value FROM setting WHERE key = ?", arguments: [key])
+    }
+
+    /// Sets the setting `key` to `value`.
+    static func setSetting(_ key: String, to value: Data, in db: Database) throws {
+        // SQLite binds empty bytes as NULL; the value of an empty setting is the empty BLOB.
+        try db.execute(sql: "INSERT OR REPLACE INTO setting (key, value) VALUES (?, coalesce(?, X''))", arguments: [key, value])
+    }
+}
