@@ -119,7 +119,7 @@ enum HomesSection {
         do {
             accessory = try blueprint.build()
         } catch {
-            throw (keys["services"] ?? node).error(error.message)
+            throw locate(error, services: services, fallback: keys["services"] ?? node)
         }
         accessory.isReachable = try keys["reachable"]?.bool() ?? true
         let device = Simulator.Device(accessory: accessory, behaviour: try behaviour(keys), drifts: try drifts(services, in: accessory))
@@ -134,6 +134,16 @@ enum HomesSection {
     private struct ServiceDeclaration {
         var blueprint: AccessoryBlueprint.ServiceBlueprint
         var drifts: [(characteristic: String, node: ConfigNode)]
+        /// Characteristic name -> its node, to point at in errors.
+        var nodes: [String: ConfigNode]
+    }
+
+    /// The node a blueprint error is about: the characteristic's entry when known.
+    private static func locate(_ error: BlueprintError, services: [ServiceDeclaration], fallback: ConfigNode) -> ConfigError {
+        if let index = error.serviceIndex, services.indices.contains(index), let name = error.characteristic, let node = services[index].nodes[name] {
+            return node.error(error.problem)
+        }
+        return fallback.error(error.message)
     }
 
     private static func readService(_ node: ConfigNode) throws(ConfigError) -> ServiceDeclaration {
@@ -151,7 +161,8 @@ enum HomesSection {
         blueprint.isHidden = try keys["hidden"]?.bool() ?? false
         var drifts: [(String, ConfigNode)] = []
         let allowed = type.required + type.optional
-        for (name, valueNode) in try keys["characteristics"]?.mapping(allowed: allowed) ?? [:] {
+        let nodes = try keys["characteristics"]?.mapping(allowed: allowed) ?? [:]
+        for (name, valueNode) in nodes {
             guard let standard = Catalog.standard.characteristic(name) else { throw valueNode.error("unknown characteristic \"\(name)\"") }
             if case .mapping = valueNode.node {
                 let entry = try valueNode.mapping(allowed: ["value", "min", "max", "step", "drift"])
@@ -165,7 +176,7 @@ enum HomesSection {
                 blueprint.characteristics[name] = try value(valueNode, of: standard)
             }
         }
-        return ServiceDeclaration(blueprint: blueprint, drifts: drifts)
+        return ServiceDeclaration(blueprint: blueprint, drifts: drifts, nodes: nodes)
     }
 
     /// An initial value, parsed by the characteristic's format (bounds are checked on build).

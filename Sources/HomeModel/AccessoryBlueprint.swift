@@ -104,11 +104,11 @@ public struct AccessoryBlueprint: Sendable, Hashable {
     private func service(_ blueprint: ServiceBlueprint, index: Int, catalog: Catalog, takeIID: () -> Int) throws(BlueprintError) -> Service {
         guard let type = catalog.service(blueprint.type) else {
             let suggestion = BlueprintError.closest(blueprint.type, in: catalog.services.map(\.name)).map { "; did you mean \"\($0)\"?" } ?? ""
-            throw BlueprintError("services[\(index)]: unknown service type \"\(blueprint.type)\"\(suggestion)")
+            throw BlueprintError(service: index, type: nil, "unknown service type \"\(blueprint.type)\"\(suggestion)")
         }
         let allowed = type.required + type.optional
         for name in Set(blueprint.characteristics.keys).union(blueprint.bounds.keys).sorted() where !allowed.contains(name) {
-            throw BlueprintError("services[\(index)] (\(type.name)): \"\(name)\" is not a characteristic of \(type.name) (required: \(type.required.joined(separator: ", ")); optional: \(type.optional.joined(separator: ", ")))")
+            throw BlueprintError(service: index, type: type.name, characteristic: name, "\"\(name)\" is not a characteristic of \(type.name) (required: \(type.required.joined(separator: ", ")); optional: \(type.optional.joined(separator: ", ")))")
         }
         let wanted = type.required + type.optional.filter { blueprint.characteristics.keys.contains($0) }
         let iid = takeIID()
@@ -117,14 +117,14 @@ public struct AccessoryBlueprint: Sendable, Hashable {
             guard let standard = catalog.characteristic(name) else { throw BlueprintError("the catalog has no \(name) characteristic") }
             var characteristic = Characteristic(iid: takeIID(), standard: standard)
             if let bounds = blueprint.bounds[name] {
-                try apply(bounds, to: &characteristic, service: "services[\(index)] (\(type.name))")
+                try apply(bounds, to: &characteristic, service: index, type: type.name)
             }
             let given = blueprint.characteristics[name] ?? nil
             if let given {
                 do {
                     try characteristic.validate(given)
                 } catch {
-                    throw BlueprintError("services[\(index)] (\(type.name)): \(error.message)")
+                    throw BlueprintError(service: index, type: type.name, characteristic: name, error.message)
                 }
             }
             characteristic.value = characteristic.isMomentary ? nil : (given ?? Self.defaultValue(for: characteristic, serviceName: blueprint.name ?? name))
@@ -135,21 +135,24 @@ public struct AccessoryBlueprint: Sendable, Hashable {
     }
 
     /// Narrows a characteristic's bounds; they must stay within the format and the catalog's bounds.
-    private func apply(_ bounds: Bounds, to characteristic: inout Characteristic, service: String) throws(BlueprintError) {
+    private func apply(_ bounds: Bounds, to characteristic: inout Characteristic, service index: Int, type: String) throws(BlueprintError) {
         let name = characteristic.displayName
-        guard characteristic.format.isNumeric else { throw BlueprintError("\(service): \(name) is not a number; it has no bounds") }
+        func refuse(_ problem: String) -> BlueprintError {
+            BlueprintError(service: index, type: type, characteristic: characteristic.type, problem)
+        }
+        guard characteristic.format.isNumeric else { throw refuse("\(name) is not a number; it has no bounds") }
         let lower = bounds.minValue ?? characteristic.minValue
         let upper = bounds.maxValue ?? characteristic.maxValue
         if let lower, let catalogLower = characteristic.minValue, lower < catalogLower {
-            throw BlueprintError("\(service): \(name) cannot go below \(Value.format(catalogLower)), got min \(Value.format(lower))")
+            throw refuse("\(name) cannot go below \(Value.format(catalogLower)), got min \(Value.format(lower))")
         }
         if let upper, let catalogUpper = characteristic.maxValue, upper > catalogUpper {
-            throw BlueprintError("\(service): \(name) cannot go above \(Value.format(catalogUpper)), got max \(Value.format(upper))")
+            throw refuse("\(name) cannot go above \(Value.format(catalogUpper)), got max \(Value.format(upper))")
         }
         if let lower, let upper, lower > upper {
-            throw BlueprintError("\(service): \(name) min \(Value.format(lower)) is above max \(Value.format(upper))")
+            throw refuse("\(name) min \(Value.format(lower)) is above max \(Value.format(upper))")
         }
-        if let step = bounds.minStep, step <= 0 { throw BlueprintError("\(service): \(name) step must be positive, got \(Value.format(step))") }
+        if let step = bounds.minStep, step <= 0 { throw refuse("\(name) step must be positive, got \(Value.format(step))") }
         characteristic.minValue = lower
         characteristic.maxValue = upper
         characteristic.minStep = bounds.minStep ?? characteristic.minStep
@@ -179,12 +182,29 @@ public struct AccessoryBlueprint: Sendable, Hashable {
     }
 }
 
-/// Why a blueprint cannot be built.
+/// Why a blueprint cannot be built; where known, which service (by position) and characteristic.
 public struct BlueprintError: Error, Equatable, CustomStringConvertible {
+    /// What is wrong, with the service's position and type in front when known.
     public let message: String
+    /// What is wrong, without the location.
+    public let problem: String
+    /// The position of the service in the blueprint.
+    public let serviceIndex: Int?
+    /// The characteristic type name concerned.
+    public let characteristic: String?
 
     public init(_ message: String) {
         self.message = message
+        self.problem = message
+        self.serviceIndex = nil
+        self.characteristic = nil
+    }
+
+    init(service index: Int, type: String?, characteristic: String? = nil, _ problem: String) {
+        self.message = "services[\(index)]\(type.map { " (\($0))" } ?? ""): \(problem)"
+        self.problem = problem
+        self.serviceIndex = index
+        self.characteristic = characteristic
     }
 
     public var description: String { message }
