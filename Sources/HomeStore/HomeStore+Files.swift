@@ -30,17 +30,14 @@ extension HomeStore {
         }
     }
 
-    /// Creates the database file with mode 0600 if it is missing; otherwise tightens it, and the
-    /// `-wal` and `-shm` files left beside it, to 0600. SQLite gives the `-wal` and `-shm` files
-    /// it creates the database file's mode.
+    /// Creates the database file with mode 0600 if it is missing, and takes group and others'
+    /// permissions away from an existing one and from `-wal` and `-shm` files left beside it.
+    /// SQLite gives the `-wal` and `-shm` files it creates the database file's mode.
     static func prepareDatabaseFile(_ path: String) throws(StoreError) {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         if descriptor >= 0 {
             close(descriptor)
-            try restrictToOwner(path)
-            return
-        }
-        guard errno == EEXIST else {
+        } else if errno != EEXIST {
             throw StoreError(.open, path: path, operation: "create the database", underlyingError: systemFailure("open"))
         }
         for file in [path, path + "-wal", path + "-shm"] {
@@ -48,12 +45,12 @@ extension HomeStore {
         }
     }
 
-    /// Sets mode 0600 on `path` if it exists with any other.
+    /// Takes every permission of group and others away from `path`, if it exists (0644 → 0600).
     private static func restrictToOwner(_ path: String) throws(StoreError) {
         var status = stat()
-        guard stat(path, &status) == 0, status.st_mode & 0o777 != 0o600 else { return }
-        guard chmod(path, 0o600) == 0 else {
-            throw StoreError(.open, path: path, operation: "restrict the database to its owner (mode 0600)",
+        guard stat(path, &status) == 0, status.st_mode & 0o077 != 0 else { return }
+        guard chmod(path, status.st_mode & 0o700) == 0 else {
+            throw StoreError(.open, path: path, operation: "restrict the database to its owner",
                              underlyingError: systemFailure("chmod"))
         }
     }

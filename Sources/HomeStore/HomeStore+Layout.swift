@@ -19,7 +19,8 @@ extension HomeStore {
     /// layout is still there, whole.
     ///
     /// Identifiers must be unique where the model says so (homes; rooms, zones, accessories,
-    /// groups, action sets and triggers within a home); a duplicate fails the save.
+    /// groups, action sets and triggers within a home); a duplicate fails the save. Trigger fire
+    /// dates are kept as seconds since 1970 in a double: exact to well under a microsecond.
     public func saveHomes(_ homes: [Home]) throws(StoreError) {
         let operation = "save the layout"
         let layout: Layout

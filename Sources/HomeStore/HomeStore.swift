@@ -19,9 +19,10 @@ public final class HomeStore: Sendable {
     /// Opens the store in `directory`, creating it if needed.
     ///
     /// A missing directory (and any missing parent) is created with mode 0700; an existing one
-    /// is left as it is. The database, `<directory>/homegate.sqlite`, is created with mode 0600,
-    /// or tightened to 0600 if it exists with a wider mode; its `-wal` and `-shm` files get the
-    /// same mode. The schema is migrated to the current version.
+    /// is left as it is. The database, `<directory>/homegate.sqlite`, is created with mode 0600;
+    /// an existing one that group or others may read or write is tightened (0644 becomes 0600).
+    /// Its `-wal` and `-shm` files get the same mode. The schema is migrated to the current
+    /// version; nothing stored is lost doing it.
     ///
     /// - Throws: ``StoreError`` if the directory or the file cannot be created or opened, if the
     ///   file is not a database, or if a newer HomeGate has migrated it further.

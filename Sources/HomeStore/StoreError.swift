@@ -34,8 +34,10 @@ public struct StoreError: Error, CustomStringConvertible {
         return StoreError(kind, path: path, operation: operation, underlyingError: error)
     }
 
+    /// The file, what was being done, and the cause, on one line.
     public var description: String {
         let cause = String(describing: underlyingError)
+        let path = path == ":memory:" ? "in-memory database" : path
         switch kind.base {
         case .corruptDatabase:
             return "\(path): cannot \(operation): the file is damaged or is not an SQLite database (\(cause))"
@@ -87,6 +89,7 @@ extension StoreError {
         /// Stored data cannot be turned back into the model (a JSON column that does not decode).
         public static let invalidData = Kind(.invalidData)
 
+        /// The kind's name: `corruptDatabase`.
         public var description: String { base.rawValue }
     }
 }

@@ -1,0 +1,68 @@
+import Foundation
+import GRDB
+import HomeModel
+import Testing
+@testable import HomeStore
+
+@Suite("Migrations")
+struct MigrationTests {
+    @Test("a new database gets every migration, in order")
+    func fresh() throws {
+        let store = try HomeStore.inMemory()
+        #expect(try store.appliedMigrations() == ["v1-layout", "v2-ledger"])
+        #expect(HomeStore.migrator().migrations == ["v1-layout", "v2-ledger"])
+    }
+
+    @Test("a database of the first release is migrated, its layout kept")
+    func fromFirstRelease() throws {
+        try withTemporaryDirectory { directory in
+            let database = databasePath(in: directory)
+            do {
+                let queue = try DatabaseQueue(path: database)
+                try HomeStore.migrator().migrate(queue, upTo: "v1-layout")
+                try queue.write { db in
+                    try db.execute(sql: "INSERT INTO home (id, name, is_primary, position) VALUES ('old', 'Old Home', 1, 0)")
+                    try db.execute(sql: "INSERT INTO room (home_id, id, name, position) VALUES ('old', 'hall', 'Hall', 0)")
+                    try db.execute(sql: """
+                        INSERT INTO accessory (home_id, id, name, manufacturer, model, serial_number, firmware_revision, category,
+                                               room_id, is_reachable, bridge_id, position, services)
+                        VALUES ('old', 'fan', 'Fan', 'Acme', 'F1', '42', '1.0', 3, 'hall', 1, NULL, 0, '[]')
+                        """)
+                }
+                #expect(try queue.read(HomeStore.migrator().appliedMigrations) == ["v1-layout"])
+            }
+            let store = try HomeStore(directory: directory)
+            #expect(try store.appliedMigrations() == ["v1-layout", "v2-ledger"])
+            let fan = Accessory(id: "fan", name: "Fan", manufacturer: "Acme", model: "F1", serialNumber: "42", firmwareRevision: "1.0",
+                                category: .fan, roomID: "hall")
+            #expect(try store.loadHomes() == [Home(id: "old", name: "Old Home", isPrimary: true, rooms: [Room(id: "hall", name: "Hall")],
+                                                   accessories: [fan])])
+            #expect(try store.hasLayout(), "a database that holds homes has a layout")
+            try store.recordRetained(["homegate/main-house/hall/fan/fan/on"])
+            #expect(try store.retainedTopics() == ["homegate/main-house/hall/fan/fan/on"])
+            #expect(try store.lastAppliedConfiguration() == nil)
+        }
+    }
+
+    @Test("an empty database of the first release has no layout after migrating")
+    func emptyFirstRelease() throws {
+        try withTemporaryDirectory { directory in
+            try HomeStore.migrator().migrate(DatabaseQueue(path: databasePath(in: directory)), upTo: "v1-layout")
+            let store = try HomeStore(directory: directory)
+            #expect(try store.hasLayout() == false)
+        }
+    }
+
+    @Test("a database a newer HomeGate migrated is refused, untouched")
+    func newerSchema() throws {
+        try withTemporaryDirectory { directory in
+            try HomeStore(directory: directory).saveHomes(Fixtures.homes)
+            let queue = try DatabaseQueue(path: databasePath(in: directory))
+            try queue.write { db in try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES ('v3-pairings')") }
+            let error = #expect(throws: StoreError.self) { _ = try HomeStore(directory: directory) }
+            #expect(error?.kind == .newerSchema)
+            #expect(error?.description.contains("v3-pairings") == true)
+            #expect(try queue.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM home") } == 2)
+        }
+    }
+}
