@@ -43,6 +43,15 @@ let package = Package(
         ),
         // The AccessoryDriver protocol and the simulator (HomeGate's HomeKit Accessory Simulator).
         .target(name: "Accessories", dependencies: ["HomeModel"]),
+        // The engine: the MQTT contract (values, writes and acknowledgements, reachability,
+        // layout, events, retained-topic hygiene, simulator controls).
+        .target(
+            name: "Gateway",
+            dependencies: [
+                "MQTT", "HomeModel", "HomeStore", "Accessories",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // Embeds the HAP catalog file into HomeModel at build time.
         .plugin(name: "EmbedCatalog", capability: .buildTool(), dependencies: ["catalog-embed"]),
         .executableTarget(name: "catalog-embed", path: "Tools/catalog-embed"),
@@ -65,9 +74,12 @@ let package = Package(
                 "HomeGateConfig",
                 "HomeModel",
                 "Accessories",
+                "HomeStore",
+                "Gateway",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         // Test fixtures: a real Mosquitto on a free port, the homegate binary as a subprocess.

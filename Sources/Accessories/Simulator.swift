@@ -70,7 +70,8 @@ public actor Simulator: AccessoryDriver {
     public init(devices: [Device], clock: any Clock<Duration> = ContinuousClock(), seed: UInt64 = .random(in: 0...UInt64.max)) {
         self.devices = Dictionary(devices.map { ($0.accessory.id, $0) }, uniquingKeysWith: { first, _ in first })
         self.ownReachability = Dictionary(devices.map { ($0.accessory.id, $0.accessory.isReachable) }, uniquingKeysWith: { first, _ in first })
-        self.order = devices.map(\.accessory.id)
+        var seen: Set<AccessoryID> = []
+        self.order = devices.map(\.accessory.id).filter { seen.insert($0).inserted }
         self.clock = clock
         self.random = SeededRandom(seed: seed)
         (events, sink) = AsyncStream.makeStream(of: AccessoryEvent.self)

@@ -19,7 +19,8 @@ enum MQTTSection {
     static func defaults(baseTopic: TopicName, file: String) -> MQTT.Configuration {
         // The default URL is a constant that parses.
         let url = try! BrokerURL(parsing: ConfigFile.defaultBrokerURL) // swiftlint:disable:this force_try
-        return MQTT.Configuration(url: url, clientID: defaultClientID(baseTopic: baseTopic))
+        // A kept session: the broker queues the sets sent while the gateway is away (QoS 1 and 2).
+        return MQTT.Configuration(url: url, clientID: defaultClientID(baseTopic: baseTopic), cleanStart: false, sessionExpiry: .seconds(3600))
     }
 
     /// Reads the section (absent: the defaults), applies a command-line URL, and checks the result.

@@ -24,6 +24,20 @@ public struct ConfigFile: Sendable {
     public var simulatorDevices: [Simulator.Device]
     /// The seed of the simulator's random numbers (failures, drift); nil: a new one each start.
     public var simulatorSeed: UInt64?
+    /// The engine's settings (the `gateway:` section).
+    public var engine: Engine
+
+    /// The `gateway:` section.
+    public struct Engine: Sendable, Equatable {
+        /// How long a device may take to confirm a write or answer a read (`write_timeout`).
+        public var writeTimeout: Duration = .seconds(10)
+        /// Commands that may wait per characteristic before -70403 answers (`queue_limit`).
+        public var queueLimit = 1000
+        /// How often characteristics without events are read (`poll_interval`).
+        public var pollInterval: Duration = .seconds(30)
+
+        public init() {}
+    }
 
     /// The default base topic.
     public static let defaultBaseTopic = "homegate"
@@ -60,7 +74,7 @@ public struct ConfigFile: Sendable {
     /// Parses configuration text; `file` names it in errors and anchors relative paths.
     public static func parse(_ text: String, file: String, overrides: Overrides = Overrides(), environment: [String: String] = [:]) throws(ConfigError) -> ConfigFile {
         let root = try ConfigNode.parse(text, file: file)
-        let keys = try root.mapping(allowed: ["base_topic", "data_dir", "log_level", "mqtt", "homes", "simulator"])
+        let keys = try root.mapping(allowed: ["base_topic", "data_dir", "log_level", "mqtt", "gateway", "homes", "simulator"])
         let baseTopic = try keys["base_topic"].map(Self.baseTopic) ?? TopicName(uncheckedDefault: defaultBaseTopic)
         var dataDirectory = try keys["data_dir"]?.path() ?? ConfigNode.resolve("data", relativeTo: file)
         if let override = overrides.dataDirectory { dataDirectory = override }
@@ -69,8 +83,19 @@ public struct ConfigFile: Sendable {
         let mqtt = try MQTTSection.read(keys["mqtt"], file: file, baseTopic: baseTopic, urlOverride: overrides.mqttURL, environment: environment)
         let declared = try HomesSection.read(keys["homes"], file: file)
         let seed = try keys["simulator"].map(Self.simulatorSeed) ?? nil
+        let engine = try keys["gateway"].map(Self.engine) ?? Engine()
         return ConfigFile(baseTopic: baseTopic, dataDirectory: dataDirectory, logLevel: logLevel, mqtt: mqtt,
-                          homes: declared.homes, simulatorDevices: declared.devices, simulatorSeed: seed)
+                          homes: declared.homes, simulatorDevices: declared.devices, simulatorSeed: seed, engine: engine)
+    }
+
+    /// The `gateway:` section: `write_timeout`, `queue_limit`, `poll_interval`.
+    static func engine(_ node: ConfigNode) throws(ConfigError) -> Engine {
+        let keys = try node.mapping(allowed: ["write_timeout", "queue_limit", "poll_interval"])
+        var engine = Engine()
+        if let timeout = keys["write_timeout"] { engine.writeTimeout = try timeout.seconds(in: 0.01...3600) }
+        if let limit = keys["queue_limit"] { engine.queueLimit = try limit.int(in: 1...1_000_000, unit: "commands") }
+        if let poll = keys["poll_interval"] { engine.pollInterval = try poll.seconds(in: 0.1...86_400) }
+        return engine
     }
 
     /// The `simulator:` section: `seed`.

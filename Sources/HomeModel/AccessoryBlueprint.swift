@@ -127,7 +127,7 @@ public struct AccessoryBlueprint: Sendable, Hashable {
                     throw BlueprintError(service: index, type: type.name, characteristic: name, error.message)
                 }
             }
-            characteristic.value = characteristic.isMomentary ? nil : (given ?? Self.defaultValue(for: characteristic, serviceName: blueprint.name ?? name))
+            characteristic.value = characteristic.isMomentary ? nil : (given ?? Self.defaultValue(for: characteristic, serviceName: blueprint.name ?? self.name))
             characteristics.append(characteristic)
         }
         return Service(iid: iid, type: type.name, uuid: type.uuid, name: blueprint.name, isPrimary: blueprint.isPrimary,

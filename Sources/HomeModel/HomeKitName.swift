@@ -19,7 +19,7 @@ public struct HomeKitName: Hashable, Sendable, CustomStringConvertible {
         var trimmed = Substring(text)
         while trimmed.last?.isWhitespace == true { trimmed = trimmed.dropLast() }
         guard let first = trimmed.first else { throw NameError(.empty, name: text) }
-        guard first.isLetter || first.isNumber else { throw NameError(.badFirstCharacter(first), name: text) }
+        guard Self.startsWord(first) else { throw NameError(.badFirstCharacter(first), name: text) }
         if let bad = trimmed.first(where: { !Self.isAllowed($0) }) { throw NameError(.badCharacter(bad), name: text) }
         guard trimmed.count <= Self.maximumLength else { throw NameError(.tooLong(trimmed.count), name: text) }
         self.text = String(trimmed)
@@ -40,8 +40,20 @@ public struct HomeKitName: Hashable, Sendable, CustomStringConvertible {
 
     static let apostrophes: Set<Character> = ["'", "\u{2019}"]
 
+    /// Letters (with their accents), digits, spaces and apostrophes; no emoji, keycaps or symbols.
     static func isAllowed(_ character: Character) -> Bool {
-        character.isLetter || character.isNumber || character == " " || apostrophes.contains(character)
+        if character == " " || apostrophes.contains(character) { return true }
+        return startsWord(character)
+    }
+
+    /// A letter or a digit: its first scalar is one, the rest are accents (no variation
+    /// selectors or enclosing marks, which make emoji and keycaps such as 1️⃣).
+    static func startsWord(_ character: Character) -> Bool {
+        let scalars = character.unicodeScalars
+        guard let first = scalars.first, first.properties.isAlphabetic || first.properties.numericType == .decimal else { return false }
+        return scalars.dropFirst().allSatisfy { scalar in
+            scalar.properties.generalCategory == .nonspacingMark && !scalar.properties.isVariationSelector && !scalar.properties.isEmojiModifier
+        }
     }
 }
 
@@ -75,7 +87,13 @@ public struct NameError: Error, Equatable, CustomStringConvertible {
         return "invalid-name"
     }
 
+    /// The name as messages show it: at most 40 characters.
+    private var shown: String {
+        name.count > 40 ? String(name.prefix(40)) + "…" : name
+    }
+
     public var description: String {
+        let name = shown
         switch kind {
         case .empty:
             return "a name must not be empty"
@@ -84,7 +102,7 @@ public struct NameError: Error, Equatable, CustomStringConvertible {
         case .badCharacter(let character):
             return "\"\(name)\" may contain only letters, digits, spaces and apostrophes, not \"\(character)\""
         case .tooLong(let count):
-            return "\"\(name.prefix(80))…\" is \(count) characters long; at most \(HomeKitName.maximumLength) are allowed"
+            return "\"\(name)\" is \(count) characters long; at most \(HomeKitName.maximumLength) are allowed"
         case .inUse(let existing):
             return existing == name
                 ? "\"\(name)\" is already in use"

@@ -25,6 +25,10 @@ public enum Slug {
         slug = String(slug.precomposedStringWithCanonicalMapping)
         if slug.count > maximumLength {
             var cut = String(slug.prefix(maximumLength))
+            let nextIsBoundary = slug.dropFirst(maximumLength).first == "-"
+            if !nextIsBoundary, let dash = cut.lastIndex(of: "-"), cut.distance(from: cut.startIndex, to: dash) >= maximumLength / 2 {
+                cut = String(cut[..<dash]) // cut at a word boundary when that keeps most of it
+            }
             while cut.hasSuffix("-") { cut.removeLast() }
             slug = cut
         }

@@ -167,6 +167,11 @@ extension Characteristic {
         if let range = format.integerRange, !range.contains(number) {
             throw ValueError(.invalidValue, "\(name) must be within \(Value.format(range.lowerBound))...\(Value.format(range.upperBound)) (\(format.rawValue)), got \(shown)")
         }
+        if let validValues, !validValues.contains(number) {
+            let names = standardType?.validValues.map { Dictionary($0.map { ($0.value, $0.name) }, uniquingKeysWith: { first, _ in first }) } ?? [:]
+            let list = validValues.map { value in names[value].map { "\(Value.format(value)) (\($0))" } ?? Value.format(value) }
+            throw ValueError(.invalidValue, "\(name) must be one of \(list.joined(separator: ", ")), got \(shown)")
+        }
         if let minValue, let maxValue, !(minValue...maxValue).contains(number) {
             throw ValueError(.invalidValue, "\(name) must be within \(Value.format(minValue))...\(Value.format(maxValue)), got \(shown)")
         }
@@ -182,11 +187,6 @@ extension Characteristic {
             if abs(steps - steps.rounded()) > 1e-6 {
                 throw ValueError(.invalidValue, "\(name) must be a multiple of \(Value.format(minStep)) from \(Value.format(origin)), got \(shown)")
             }
-        }
-        if let validValues, !validValues.contains(number) {
-            let names = standardType?.validValues.map { Dictionary($0.map { ($0.value, $0.name) }, uniquingKeysWith: { first, _ in first }) } ?? [:]
-            let list = validValues.map { value in names[value].map { "\(Value.format(value)) (\($0))" } ?? Value.format(value) }
-            throw ValueError(.invalidValue, "\(name) must be one of \(list.joined(separator: ", ")), got \(shown)")
         }
         if let range = validValuesRange, range.count == 2, !(range[0]...range[1]).contains(number) {
             throw ValueError(.invalidValue, "\(name) must be within \(Value.format(range[0]))...\(Value.format(range[1])), got \(shown)")

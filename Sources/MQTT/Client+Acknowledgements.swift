@@ -89,6 +89,16 @@ extension Client {
         }
     }
 
+    /// Ends the hand-off of `mid` with nobody waiting: its acknowledgement is dropped when it comes.
+    func forgetAcknowledgement(of mid: Int32, kind: PendingKind) {
+        state.withLock { state in
+            defer { state.finishHandOff() }
+            if state.earlyAcknowledgements.removeValue(forKey: mid) == nil {
+                state.acknowledgements[mid] = .abandoned(kind)
+            }
+        }
+    }
+
     /// Records a subscription restored after a reconnect (called on the network thread, before
     /// its SUBACK can be read).
     func expectRestoredSubscription(_ filter: TopicFilter, mid: Int32) {

@@ -1,21 +1,35 @@
+import Accessories
+import Foundation
+import Gateway
+import HomeGateConfig
+import HomeModel
+import HomeStore
 import Logging
 import MQTT
 import ServiceLifecycle
+import UnixSignals
 
-/// The running gateway: keeps the broker connection and announces the gateway's state.
+/// The running gateway: the broker connection, the engine, the simulator, and the gateway's
+/// state.
 ///
 /// `<base>/$state` is `online` (retained) after every connect; the broker's Last Will sets it to
 /// `offline` if the gateway dies, and a graceful shutdown (SIGINT, SIGTERM) publishes `offline`
-/// itself before disconnecting cleanly.
-struct GatewayService: Service {
+/// itself before disconnecting cleanly. SIGHUP reloads the configuration file.
+struct GatewayService: ServiceLifecycle.Service {
     let client: MQTT.Client
+    let engine: Gateway
+    let simulator: Simulator
     let baseTopic: TopicName
+    let reloader: Reloader
     let logger: Logger
     private let announcer: OnlineAnnouncer
 
-    init(client: MQTT.Client, baseTopic: TopicName, logger: Logger) {
+    init(client: MQTT.Client, engine: Gateway, simulator: Simulator, baseTopic: TopicName, reloader: Reloader, logger: Logger) {
         self.client = client
+        self.engine = engine
+        self.simulator = simulator
         self.baseTopic = baseTopic
+        self.reloader = reloader
         self.logger = logger
         self.announcer = OnlineAnnouncer(client: client, topic: Self.stateTopic(baseTopic), logger: logger)
     }
@@ -29,13 +43,16 @@ struct GatewayService: Service {
     }
 
     static func stateTopic(_ baseTopic: TopicName) -> TopicName {
-        // `$state` is a plain level; appending it to a valid base topic cannot fail.
+        // `$state` is a plain level and the base topic leaves room for it (checked when loaded).
         try! baseTopic.appending("$state") // swiftlint:disable:this force_try
     }
 
     func run() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await announceOnlineAfterEveryConnect() }
+            group.addTask { try await engine.run() }
+            group.addTask { try? await simulator.run() }
+            group.addTask { await reloadOnHangUp() }
             group.addTask {
                 do {
                     try await gracefulShutdown()
@@ -45,7 +62,7 @@ struct GatewayService: Service {
                 await stopCleanly()
             }
             // Returns after stopCleanly() disconnected; throws if the broker refuses us for good.
-            // Either way the helpers above are done with or cancelled.
+            // Either way everything above is done with or cancelled.
             defer { group.cancelAll() }
             try await client.run()
         }
@@ -58,13 +75,20 @@ struct GatewayService: Service {
         }
     }
 
+    private func reloadOnHangUp() async {
+        for await _ in await UnixSignalsSequence(trapping: .sighup) {
+            logger.info("SIGHUP: reloading the configuration")
+            guard let homes = reloader.reload() else { continue }
+            await engine.reload(homes: homes)
+        }
+    }
+
     /// Publishes `offline`, waiting at most ``offlineDeadline`` for the broker, then disconnects.
     private func stopCleanly() async {
         logger.info("shutting down")
         await announcer.stopAnnouncing()
         guard client.isConnected else {
-            // Not connected: the broker published the will when the connection dropped. Should
-            // the connection come up just now, the will is still what the broker ends with.
+            // Not connected: the broker published the will when the connection dropped.
             await client.disconnect(sendingWill: true)
             return
         }

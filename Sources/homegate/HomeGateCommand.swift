@@ -10,14 +10,14 @@ enum Entry {
         await HomeGateCommand.main()
     }
 
-    /// A parent may start us with SIGTERM and SIGINT blocked (Foundation's `Process` does, from
-    /// a Dispatch thread); the mask is inherited and graceful shutdown would never be triggered,
-    /// so a daemon resets it first thing. SIGHUP is ignored: it must not kill the gateway
-    /// without its clean shutdown.
+    /// A parent may start us with SIGTERM, SIGINT or SIGHUP blocked (Foundation's `Process`
+    /// does, from a Dispatch thread); the mask is inherited and graceful shutdown would never be
+    /// triggered, so a daemon resets it first thing. SIGHUP is ignored until `run` listens for
+    /// it (it reloads the configuration): it must never kill the gateway.
     private static func prepareSignals() {
         var signals = sigset_t()
         sigemptyset(&signals)
-        for signal in [SIGTERM, SIGINT] { sigaddset(&signals, signal) }
+        for signal in [SIGTERM, SIGINT, SIGHUP] { sigaddset(&signals, signal) }
         pthread_sigmask(SIG_UNBLOCK, &signals, nil)
         signal(SIGHUP, SIG_IGN)
     }

@@ -1,6 +1,10 @@
+import Accessories
 import ArgumentParser
 import Foundation
+import Gateway
 import HomeGateConfig
+import HomeModel
+import HomeStore
 import Logging
 import MQTT
 import ServiceLifecycle
@@ -49,8 +53,25 @@ struct RunCommand: AsyncParsableCommand {
             printError("mqtt: \(error.message)")
             throw HomeGateExit.configuration
         }
+        let store: HomeStore
+        let homes: [Home]
+        let reloader: Reloader
+        do {
+            store = try HomeStore(directory: file.dataDirectory)
+            reloader = Reloader(configPath: config, overrides: overrides, store: store, logger: logger)
+            homes = try reloader.initialLayout(file)
+        } catch {
+            printError("\(error)")
+            throw HomeGateExit.configuration
+        }
         logger.info("HomeGate starting: broker \(file.mqtt.url), base topic \(file.baseTopic), data in \(file.dataDirectory)")
-        let service = GatewayService(client: client, baseTopic: file.baseTopic, logger: logger)
+        let simulator = Simulator(devices: file.simulatorDevices, seed: file.simulatorSeed ?? .random(in: 0...UInt64.max))
+        let engine = Gateway(
+            configuration: Gateway.Configuration(baseTopic: file.baseTopic, writeTimeout: file.engine.writeTimeout,
+                                                 queueLimit: file.engine.queueLimit, pollInterval: file.engine.pollInterval),
+            bus: client, driver: simulator, simulator: simulator, store: store, homes: homes, logger: logger
+        )
+        let service = GatewayService(client: client, engine: engine, simulator: simulator, baseTopic: file.baseTopic, reloader: reloader, logger: logger)
         let group = ServiceGroup(
             services: [service],
             gracefulShutdownSignals: [.sigterm, .sigint],
@@ -65,15 +86,18 @@ struct RunCommand: AsyncParsableCommand {
         logger.info("HomeGate stopped")
     }
 
-    /// The configuration file with the command-line overrides applied (they were checked in
-    /// ``validate()``).
-    private func loadConfiguration() throws -> ConfigFile {
-        let overrides = ConfigFile.Overrides(
-            mqttURL: try mqttURL.map { try BrokerURL(parsing: $0) },
+    /// The command-line overrides (checked in ``validate()``).
+    private var overrides: ConfigFile.Overrides {
+        ConfigFile.Overrides(
+            mqttURL: mqttURL.flatMap { try? BrokerURL(parsing: $0) },
             dataDirectory: dataDirectory.map { URL(fileURLWithPath: $0).standardizedFileURL.path },
             logLevel: logLevel.flatMap { Logger.Level(rawValue: $0.lowercased()) }
         )
-        return try loadConfigFileOrExit(config, overrides: overrides)
+    }
+
+    /// The configuration file with the command-line overrides applied.
+    private func loadConfiguration() throws -> ConfigFile {
+        try loadConfigFileOrExit(config, overrides: overrides)
     }
 
     /// Creates the data directory with mode 0700 if it does not exist.

@@ -16,7 +16,8 @@ struct ConfigFileTests {
         #expect(config.mqtt.url.description == "mqtt://127.0.0.1:1883")
         #expect(config.mqtt.protocolVersion == .v5)
         #expect(config.mqtt.keepAlive == .seconds(30))
-        #expect(config.mqtt.cleanStart)
+        #expect(!config.mqtt.cleanStart, "the gateway keeps its session by default")
+        #expect(config.mqtt.sessionExpiry == .seconds(3600))
         #expect(config.mqtt.clientID.hasPrefix("homegate-"))
         #expect(config.mqtt.password == nil)
     }
@@ -91,7 +92,7 @@ struct ConfigFileTests {
         ("base_topic: home/\n", "homegate.yml:1: base_topic: \"home/\" has an empty level"),
         ("base_topic: [a]\n", "homegate.yml:1: base_topic: expected a text value, got a list"),
         ("log_level: loud\n", "homegate.yml:1: log_level: expected one of trace, debug, info, notice, warning, error, critical, got \"loud\""),
-        ("logging: info\n", "homegate.yml:1: logging: unknown key (known here: base_topic, data_dir, log_level, mqtt)"),
+        ("logging: info\n", "homegate.yml:1: logging: unknown key (known here: base_topic, data_dir, log_level, mqtt, gateway, homes, simulator)"),
         ("data_dir:\n", "homegate.yml:1: data_dir: expected a text value, got nothing"),
         ("base_topic: ~\n", "homegate.yml:1: base_topic: expected a text value, got nothing (\"~\" means null in YAML; quote it to mean the text)"),
         ("mqtt:\n  client_id: null\n", "homegate.yml:2: mqtt.client_id: expected a text value, got nothing"),

@@ -1,0 +1,126 @@
+import Foundation
+import HomeModel
+import MQTT
+
+/// Inbound routing: every message under the base lands here first.
+extension Gateway {
+    /// Routes one received message: the synchronisation marker, management requests, sets and
+    /// gets; retained messages seen while synchronising are remembered for the comparison.
+    func handle(_ message: Message) {
+        let topic = message.topic.string
+        guard topic.hasPrefix(base + "/") else { return }
+        let levels = topic.dropFirst(base.count + 1).split(separator: "/", omittingEmptySubsequences: false)
+        guard let first = levels.first else { return }
+        if first == "$sync" {
+            if levels.count == 2, String(levels[1]) == sync?.marker { finishSync() }
+            return
+        }
+        if message.retain, !message.payload.isEmpty, sync != nil {
+            sync?.seen[topic] = message.payload
+        }
+        if first == "$request" {
+            handleRequest(levels: Array(levels.dropFirst()), message: message)
+            return
+        }
+        guard let last = levels.last, last == "set" || last == "get", levels.count >= 2 else { return }
+        if message.retain && message.payload.isEmpty { return } // our own clearing of a retained set
+        handleCommand(last == "set" ? .set : .get, levels: Array(levels.dropLast()), message: message)
+    }
+
+    /// Where and how a command's acknowledgement goes.
+    struct Reply: Sendable {
+        /// The command's topic plus `/result`, as the sender spelled it.
+        let resultTopic: String
+        let responseTopic: TopicName?
+        let correlationData: [UInt8]?
+        /// The `id` the sender gave, echoed.
+        let id: JSONScalar?
+        let retained: Bool
+        let received: ContinuousClock.Instant
+
+        init(to message: Message, id: Any?) {
+            resultTopic = message.topic.string + "/result"
+            responseTopic = message.properties.responseTopic
+            correlationData = message.properties.correlationData
+            self.id = id.flatMap(JSONScalar.init)
+            retained = message.retain
+            received = .now
+        }
+    }
+
+    /// Sends an acknowledgement on the result topic and, when asked for, the response topic.
+    func acknowledge(_ reply: Reply, _ body: [String: Any]) {
+        var body = body
+        if let id = reply.id { body["id"] = id.object }
+        if reply.retained { body["retained"] = true }
+        let payload = JSON.encode(body)
+        send(reply.resultTopic, payload, retain: false)
+        if let responseTopic = reply.responseTopic {
+            send(responseTopic.string, payload, retain: false, properties: .init(correlationData: reply.correlationData, contentType: "application/json"))
+        }
+    }
+
+    /// A failed command's acknowledgement: `{"ok": false, "status", "error", "message"}`.
+    func acknowledge(_ reply: Reply, failure status: HAPStatus, _ message: String) {
+        acknowledge(reply, ["ok": false, "status": status.rawValue, "error": status.name, "message": message])
+    }
+
+    /// Names the first level of an unresolved topic for the -70409 message.
+    func describeUnresolved(levels: [Substring], index: Int, segment: String) -> String {
+        let kinds = ["home", "room", "accessory", "service", "characteristic"]
+        guard index < kinds.count else {
+            return "\(levels.joined(separator: "/")) has more levels than <home>/<room>/<accessory>/<service>/<characteristic>"
+        }
+        let parent = index == 0 ? "under \(base)" : "in \(levels[0..<index].joined(separator: "/"))"
+        return "no \(kinds[index]) \"\(segment)\" \(parent)"
+    }
+}
+
+/// JSON text for the gateway's payloads, with keys in a stable order.
+enum JSON {
+    static func encode(_ object: Any) -> [UInt8] {
+        guard JSONSerialization.isValidJSONObject(object),
+              let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
+            return Array("{}".utf8)
+        }
+        return Array(data)
+    }
+
+    /// Parses a payload as a JSON object, if it is one.
+    static func object(_ payload: [UInt8]) -> [String: Any]? {
+        guard let first = payload.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }), first == UInt8(ascii: "{") else { return nil }
+        return (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any]
+    }
+}
+
+/// A JSON scalar kept as a Sendable value (an `id` to echo).
+enum JSONScalar: Sendable {
+    case string(String)
+    case integer(Int64)
+    case number(Double)
+    case bool(Bool)
+
+    init?(_ object: Any) {
+        switch object {
+        case let text as String: self = .string(text)
+        case let number as NSNumber:
+            if String(cString: number.objCType) == "c" {
+                self = .bool(number.boolValue)
+            } else if let integer = Int64(exactly: number.doubleValue), number.doubleValue == number.doubleValue.rounded() {
+                self = .integer(integer)
+            } else {
+                self = .number(number.doubleValue)
+            }
+        default: return nil
+        }
+    }
+
+    var object: Any {
+        switch self {
+        case .string(let text): return text
+        case .integer(let value): return value
+        case .number(let value): return value
+        case .bool(let value): return value
+        }
+    }
+}

@@ -1,0 +1,134 @@
+import Accessories
+import Foundation
+import HomeModel
+import MQTT
+
+/// `<base>/$request/<object>/<verb>`: answered on `<base>/$response/<object>/<verb>` and on the
+/// request's Response Topic, echoing `transaction` and the Correlation Data. This release serves
+/// the simulator's controls; every other request is answered `unknown-request`.
+extension Gateway {
+    /// A request's failure: its code (`not-found`, `invalid-request`, ...) and message.
+    struct RequestError: Error {
+        let code: String
+        let message: String
+
+        static func invalid(_ message: String) -> RequestError { RequestError(code: "invalid-request", message: message) }
+        static func notFound(_ message: String) -> RequestError { RequestError(code: "not-found", message: message) }
+    }
+
+    func handleRequest(levels: [Substring], message: Message) {
+        if message.retain && message.payload.isEmpty { return }
+        let path = levels.joined(separator: "/")
+        let responseTopic = "\(base)/$response/\(path)"
+        let body = JSON.object(message.payload)
+        let transaction = body?["transaction"].flatMap(JSONScalar.init)
+        let respond = { (answer: [String: Any]) in
+            var answer = answer
+            if let transaction { answer["transaction"] = transaction.object }
+            let payload = JSON.encode(answer)
+            self.send(responseTopic, payload, retain: false)
+            if let reply = message.properties.responseTopic {
+                self.send(reply.string, payload, retain: false, properties: .init(correlationData: message.properties.correlationData, contentType: "application/json"))
+            }
+        }
+        if message.retain { send(message.topic.string, [], retain: true) } // a request runs once
+        guard let body else {
+            respond(["ok": false, "error": "invalid-request", "message": "the body must be a JSON object"])
+            return
+        }
+        guard levels.count == 2, levels[0] == "simulator", let simulator else {
+            respond(["ok": false, "error": "unknown-request", "message": "unknown request \"\(path)\""])
+            return
+        }
+        let verb = String(levels[1])
+        let work = Task {
+            do {
+                let data = try await self.simulatorRequest(verb, body: body, simulator: simulator)
+                respond(["ok": true, "data": data])
+            } catch let error as RequestError {
+                respond(["ok": false, "error": error.code, "message": error.message])
+            } catch {
+                respond(["ok": false, "error": "invalid-request", "message": "\(error)"])
+            }
+        }
+        workers.append(work)
+    }
+
+    private func simulatorRequest(_ verb: String, body: [String: Any], simulator: Simulator) async throws -> [String: Any] {
+        let id = AccessoryID(try string(body, "accessory"))
+        guard let (_, accessory) = accessory(id) else { throw RequestError.notFound("no accessory \"\(id)\"") }
+        switch verb {
+        case "update":
+            let (reference, characteristic) = try characteristic(in: accessory, body: body)
+            guard let raw = body["value"] else { throw RequestError.invalid("\"value\" is required") }
+            let value: Value
+            do {
+                value = try Value.parse(jsonObject: raw, format: characteristic.format, name: characteristic.displayName)
+                try characteristic.validate(value)
+            } catch {
+                throw RequestError.invalid(error.message)
+            }
+            try await device { try await simulator.update(reference, to: value) }
+            return ["accessory": id.rawValue, "iid": reference.iid, "value": value.jsonObject]
+        case "reachability":
+            guard let reachable = body["reachable"] as? Bool else { throw RequestError.invalid("\"reachable\" must be true or false") }
+            try await device { try await simulator.setReachable(id, reachable) }
+            return ["accessory": id.rawValue, "reachable": reachable]
+        case "behaviour":
+            var latency: Duration?
+            if let milliseconds = body["latency_ms"] {
+                guard let number = milliseconds as? NSNumber, number.doubleValue >= 0 else { throw RequestError.invalid("\"latency_ms\" must be a number of milliseconds") }
+                latency = .milliseconds(number.int64Value)
+            }
+            var failStatus: HAPStatus?
+            var clear = false
+            if let status = body["fail_status"] {
+                if status is NSNull {
+                    clear = true
+                } else if let code = status as? Int, let hap = HAPStatus(rawValue: code), hap != .success {
+                    failStatus = hap
+                } else {
+                    throw RequestError.invalid("\"fail_status\" must be a HAP status from -70401 to -70412, or null")
+                }
+            }
+            try await device { try await simulator.setBehaviour(id, latency: latency, failStatus: failStatus, clearFailure: clear) }
+            return ["accessory": id.rawValue]
+        default:
+            throw RequestError(code: "unknown-request", message: "unknown simulator request \"\(verb)\"; known: update, reachability, behaviour")
+        }
+    }
+
+    /// The characteristic a request names: `iid`, or `characteristic` (type name) with an optional `service`.
+    private func characteristic(in accessory: Accessory, body: [String: Any]) throws -> (CharacteristicReference, Characteristic) {
+        if let iid = body["iid"] as? Int {
+            guard let (_, characteristic) = accessory.characteristic(iid) else { throw RequestError.notFound("\(accessory.name) has no characteristic with iid \(iid)") }
+            return (CharacteristicReference(accessoryID: accessory.id, iid: iid), characteristic)
+        }
+        let type = try string(body, "characteristic")
+        let service = body["service"]
+        let candidates = accessory.services.filter { candidate in
+            switch service {
+            case let iid as Int: return candidate.iid == iid
+            case let name as String: return candidate.type == name || candidate.name == name
+            default: return true
+            }
+        }
+        guard let characteristic = candidates.lazy.compactMap({ $0.characteristic(ofType: type) }).first else {
+            throw RequestError.notFound("\(accessory.name) has no characteristic \"\(type)\"")
+        }
+        return (CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid), characteristic)
+    }
+
+    private func string(_ body: [String: Any], _ key: String) throws -> String {
+        guard let value = body[key] as? String, !value.isEmpty else { throw RequestError.invalid("\"\(key)\" is required") }
+        return value
+    }
+
+    private func device(_ operation: () async throws -> Void) async throws {
+        do {
+            try await operation()
+        } catch let error as DriverError {
+            throw error.status == .noSuchResource ? RequestError.notFound(error.message) : RequestError.invalid(error.message)
+        }
+    }
+}

@@ -1,0 +1,193 @@
+import Accessories
+import Foundation
+import HomeModel
+import HomeStore
+import Logging
+import MQTT
+
+/// The engine: maps the home tree onto MQTT and back, as `docs/mqtt-api.md` describes.
+///
+/// It publishes every value, each accessory's `$meta` and `$reachable`, and `$layout`, retained;
+/// turns `.../set` and `.../get` into device writes and reads acknowledged only when the device
+/// answered; follows device events; keeps the retained topics under the base exactly those of the
+/// tree (clearing stale ones, republishing what a broker lost); serves the simulator controls.
+///
+/// Where each topic is handled: inbound routing in `Gateway+Inbound.swift`, writes and reads in
+/// `Gateway+Commands.swift`, device events in `Gateway+DeviceEvents.swift`, retained state and
+/// hygiene in `Gateway+Retained.swift`, `$layout`/`$meta`/`$events` in `Gateway+Layout.swift`,
+/// `$request/...` in `Gateway+Requests.swift`.
+public actor Gateway {
+    /// The engine's settings.
+    public struct Configuration: Sendable {
+        public var baseTopic: TopicName
+        /// How long a device may take to confirm a write or answer a read.
+        public var writeTimeout: Duration
+        /// How many writes and reads may wait per characteristic before -70403 (busy) answers.
+        public var queueLimit: Int
+        /// How often characteristics that cannot send events are read.
+        public var pollInterval: Duration
+        /// At most one `$layout` per this interval while changes keep coming.
+        public var layoutInterval: Duration
+
+        public init(baseTopic: TopicName, writeTimeout: Duration = .seconds(10), queueLimit: Int = 1000,
+                    pollInterval: Duration = .seconds(30), layoutInterval: Duration = .seconds(1)) {
+            self.baseTopic = baseTopic
+            self.writeTimeout = writeTimeout
+            self.queueLimit = queueLimit
+            self.pollInterval = pollInterval
+            self.layoutInterval = layoutInterval
+        }
+    }
+
+    let configuration: Configuration
+    let bus: any MessageBus
+    let driver: any AccessoryDriver
+    let simulator: Simulator?
+    let store: HomeStore?
+    let logger: Logger
+    let base: String
+
+    /// The tree, with the devices' structure, values and reachability.
+    var homes: [Home]
+    var map: TopicMap
+    /// Where each accessory is: home index and accessory index, for O(1) look-ups.
+    var locations: [AccessoryID: (home: Int, accessory: Int)] = [:]
+    /// What the gateway asserts under the base, retained: topic -> payload.
+    var retained: [String: [UInt8]] = [:]
+    /// Retained topics published and not yet cleared, as kept in the store.
+    var ledger: Set<String> = []
+    /// While a (re)connection synchronises: the retained messages the broker sent.
+    var sync: Sync?
+    /// Per characteristic: writes and reads waiting, in arrival order.
+    var queues: [CharacteristicReference: [Command]] = [:]
+    var draining: Set<CharacteristicReference> = []
+    var layoutChanged = false
+    var workers: [Task<Void, Never>] = []
+
+    /// A synchronisation after a (re)connect: retained messages until the marker comes back.
+    struct Sync {
+        let marker: String
+        var seen: [String: [UInt8]] = [:]
+    }
+
+    /// - Parameters:
+    ///   - homes: the layout (from ``LayoutMerge``); accessories the driver knows get its
+    ///     structure, values and reachability, the others are shown unreachable.
+    ///   - simulator: the simulator, when the driver is one, for the `$request/simulator/...` controls.
+    public init(configuration: Configuration, bus: any MessageBus, driver: any AccessoryDriver, simulator: Simulator? = nil,
+                store: HomeStore?, homes: [Home], logger: Logger) {
+        self.configuration = configuration
+        self.bus = bus
+        self.driver = driver
+        self.simulator = simulator
+        self.store = store
+        self.logger = logger
+        self.base = configuration.baseTopic.string
+        self.homes = homes
+        self.map = TopicMap(base: configuration.baseTopic.string, homes: homes)
+        self.ledger = (try? store?.retainedTopics()) ?? []
+        self.locations = Self.locations(of: homes)
+    }
+
+    /// Serves until cancelled: device structure first, then MQTT, device events, polling and
+    /// the layout publisher.
+    public func run() async throws {
+        try await adoptDeviceStructure()
+        try await bus.subscribe(subscriptions)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await self.followConnection() }
+            group.addTask { await self.followMessages() }
+            group.addTask { await self.followDeviceEvents() }
+            group.addTask { try await self.publishLayoutWhenChanged() }
+            group.addTask { try await self.poll() }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
+        for worker in workers { worker.cancel() }
+    }
+
+    /// The subscriptions: everything under the base (never our own messages back, retain flags
+    /// as published, so a retained set can be told; QoS 2, so no command arrives twice), and the
+    /// synchronisation marker.
+    var subscriptions: [Subscription] {
+        [
+            Subscription(try! TopicFilter("\(base)/#"), qos: .exactlyOnce, noLocal: true, retainAsPublished: true), // swiftlint:disable:this force_try
+            Subscription(try! TopicFilter("\(base)/$sync/+"), qos: .atLeastOnce), // swiftlint:disable:this force_try
+        ]
+    }
+
+    private func followConnection() async {
+        for await event in bus.connectionEvents() {
+            guard case .connected(let sessionPresent) = event else { continue }
+            if sessionPresent {
+                // The broker kept our session and its subscriptions, so it sends no retained
+                // messages by itself: subscribe again to see them.
+                try? await bus.subscribe(subscriptions)
+            }
+            beginSync()
+        }
+    }
+
+    private func followMessages() async {
+        for await message in bus.messages {
+            handle(message)
+        }
+    }
+
+    private func followDeviceEvents() async {
+        for await event in driver.events {
+            await handle(event)
+        }
+    }
+
+    /// Takes the devices' structure, values and reachability into the layout.
+    func adoptDeviceStructure() async throws {
+        let devices = try await driver.accessories()
+        let byID = Dictionary(devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for homeIndex in homes.indices {
+            for index in homes[homeIndex].accessories.indices {
+                let id = homes[homeIndex].accessories[index].id
+                if let device = byID[id] {
+                    homes[homeIndex].accessories[index].services = device.services
+                    homes[homeIndex].accessories[index].isReachable = device.isReachable
+                    homes[homeIndex].accessories[index].bridgeID = device.bridgeID
+                } else {
+                    homes[homeIndex].accessories[index].isReachable = false
+                }
+            }
+        }
+        layoutDidChange(saving: true)
+    }
+
+    /// Rebuilds the topic map and the accessory index after the layout changed.
+    func reindex() {
+        map = TopicMap(base: base, homes: homes)
+        locations = Self.locations(of: homes)
+    }
+
+    static func locations(of homes: [Home]) -> [AccessoryID: (home: Int, accessory: Int)] {
+        var locations: [AccessoryID: (home: Int, accessory: Int)] = [:]
+        for (homeIndex, home) in homes.enumerated() {
+            for (index, accessory) in home.accessories.enumerated() {
+                locations[accessory.id] = (homeIndex, index)
+            }
+        }
+        return locations
+    }
+
+    /// The accessory with `id`, and its home.
+    func accessory(_ id: AccessoryID) -> (home: Home, accessory: Accessory)? {
+        guard let location = locations[id] else { return nil }
+        return (homes[location.home], homes[location.home].accessories[location.accessory])
+    }
+
+    /// Hands a message to the broker in order; a failure is logged (the next sync repairs it).
+    func send(_ topic: String, _ payload: [UInt8], retain: Bool, properties: Message.Properties = .init()) {
+        do {
+            let message = Message(topic: try TopicName(topic), payload: payload, qos: .atLeastOnce, retain: retain, properties: properties)
+            try bus.send(message)
+        } catch {
+            logger.debug("not published \(topic): \(error)")
+        }
+    }
+}

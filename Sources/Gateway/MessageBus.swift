@@ -1,0 +1,15 @@
+import MQTT
+
+/// What the engine needs from MQTT. ``MQTT/Client`` is the real one.
+public protocol MessageBus: Sendable {
+    /// Hands a message over now, in call order, without waiting for the broker.
+    func send(_ message: Message) throws(ClientError)
+    /// Subscribes; the subscriptions are kept across reconnects.
+    nonisolated(nonsending) func subscribe(_ subscriptions: [Subscription]) async throws
+    /// Received messages, in order.
+    var messages: AsyncStream<Message> { get }
+    /// Connection changes.
+    func connectionEvents() -> AsyncStream<ConnectionEvent>
+}
+
+extension Client: MessageBus {}
