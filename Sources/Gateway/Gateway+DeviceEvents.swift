@@ -16,7 +16,7 @@ extension Gateway {
 
     /// An accessory came or went: `$reachable`, `$events`, `$layout`; when it is back, its
     /// values are read again and published where they changed.
-    private func setReachable(_ id: AccessoryID, _ reachable: Bool) async {
+    func setReachable(_ id: AccessoryID, _ reachable: Bool) async {
         guard let location = locations[id] else { return }
         guard homes[location.home].accessories[location.accessory].isReachable != reachable else { return }
         homes[location.home].accessories[location.accessory].isReachable = reachable

@@ -69,10 +69,16 @@ extension Gateway {
                 throw RequestError.invalid(error.message)
             }
             try await device { try await simulator.update(reference, to: value) }
+            // Published before the answer, so whoever reads the answer finds the value retained.
+            if await simulator.isReachable(id) { applyValue(value, to: reference) }
             return ["accessory": id.rawValue, "iid": reference.iid, "value": value.jsonObject]
         case "reachability":
             guard let reachable = body["reachable"] as? Bool else { throw RequestError.invalid("\"reachable\" must be true or false") }
             try await device { try await simulator.setReachable(id, reachable) }
+            // Applied before the answer (the device events that follow change nothing more).
+            for affected in [id] + homes.flatMap(\.accessories).filter({ $0.bridgeID == id }).map(\.id) {
+                await setReachable(affected, await simulator.isReachable(affected))
+            }
             return ["accessory": id.rawValue, "reachable": reachable]
         case "behaviour":
             var latency: Duration?

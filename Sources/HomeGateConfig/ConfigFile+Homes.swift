@@ -64,6 +64,7 @@ enum HomesSection {
         for item in try keys["zones"]?.sequence() ?? [] {
             let zone = try readZone(item, home: home)
             try namespace.claim(zone.name, at: item)
+            if home.zones.contains(where: { $0.id == zone.id }) { throw item.error("the zone id \"\(zone.id)\" is used twice") }
             home.zones.append(zone)
         }
         var devices: [Simulator.Device] = []
@@ -92,7 +93,9 @@ enum HomesSection {
         let id = ZoneID(try optionalIdentifier(keys["id"]) ?? Slug.make(name, fallback: "zone"))
         var roomIDs: [RoomID] = []
         for item in try keys["rooms"]?.sequence() ?? [] {
-            roomIDs.append(try roomID(named: try item.nonEmptyString(), in: home, at: item))
+            let room = try roomID(named: try item.nonEmptyString(), in: home, at: item)
+            guard room != Home.defaultRoom.id else { throw item.error("the default room cannot be in a zone") }
+            roomIDs.append(room)
         }
         return Zone(id: id, name: name, roomIDs: roomIDs)
     }
@@ -114,7 +117,10 @@ enum HomesSection {
         if let model = keys["model"] { blueprint.model = try model.nonEmptyString() }
         if let serial = keys["serial"] { blueprint.serialNumber = try serial.nonEmptyString() }
         if let firmware = keys["firmware"] { blueprint.firmwareRevision = try firmware.nonEmptyString() }
-        if let room = keys["room"] { blueprint.roomID = try roomID(named: try room.nonEmptyString(), in: home, at: room) }
+        if let room = keys["room"] {
+            let id = try roomID(named: try room.nonEmptyString(), in: home, at: room)
+            blueprint.roomID = id == Home.defaultRoom.id ? nil : id
+        }
         var accessory: Accessory
         do {
             accessory = try blueprint.build()
@@ -170,7 +176,8 @@ enum HomesSection {
                     blueprint.bounds[name] = AccessoryBlueprint.Bounds(minValue: try optionalNumber(entry["min"]), maxValue: try optionalNumber(entry["max"]),
                                                                       minStep: try optionalNumber(entry["step"]))
                 }
-                blueprint.characteristics[name] = try entry["value"].map { node throws(ConfigError) in try value(node, of: standard) }
+                let initial: Value? = try entry["value"].map { node throws(ConfigError) in try value(node, of: standard) } ?? nil
+                blueprint.characteristics.updateValue(initial, forKey: name) // listed: included, even without a value
                 if let drift = entry["drift"] { drifts.append((name, drift)) }
             } else {
                 blueprint.characteristics[name] = try value(valueNode, of: standard)
@@ -201,9 +208,11 @@ enum HomesSection {
                 let keys = try node.mapping(allowed: ["min", "max", "step", "every"])
                 let lower = try number(try required(keys, "min", in: node))
                 let upper = try number(try required(keys, "max", in: node))
-                guard lower < upper else { throw node.error("min (\(lower)) must be below max (\(upper))") }
+                guard lower < upper else { throw node.error("min (\(Value.format(lower))) must be below max (\(Value.format(upper)))") }
+                if let minimum = characteristic.minValue, lower < minimum { throw node.error("min \(Value.format(lower)) is below \(name)'s minimum \(Value.format(minimum))") }
+                if let maximum = characteristic.maxValue, upper > maximum { throw node.error("max \(Value.format(upper)) is above \(name)'s maximum \(Value.format(maximum))") }
                 let step = try number(try required(keys, "step", in: node))
-                guard step > 0 else { throw (keys["step"] ?? node).error("must be positive, got \(step)") }
+                guard step > 0 else { throw (keys["step"] ?? node).error("must be positive, got \(Value.format(step))") }
                 let every = try required(keys, "every", in: node).seconds(in: 0.01...86_400)
                 result.append(Simulator.Drift(iid: characteristic.iid, range: lower...upper, step: step, interval: every))
             }
@@ -216,7 +225,7 @@ enum HomesSection {
         if let latency = keys["latency_ms"] { behaviour.latency = .milliseconds(try latency.int(in: 0...600_000, unit: "milliseconds")) }
         if let rate = keys["failure_rate"] {
             let value = try number(rate)
-            guard (0...1).contains(value) else { throw rate.error("must be within 0...1, got \(value)") }
+            guard (0...1).contains(value) else { throw rate.error("must be within 0...1, got \(Value.format(value))") }
             behaviour.failureRate = value
         }
         if let status = keys["fail_status"] {

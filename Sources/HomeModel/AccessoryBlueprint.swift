@@ -110,7 +110,7 @@ public struct AccessoryBlueprint: Sendable, Hashable {
         for name in Set(blueprint.characteristics.keys).union(blueprint.bounds.keys).sorted() where !allowed.contains(name) {
             throw BlueprintError(service: index, type: type.name, characteristic: name, "\"\(name)\" is not a characteristic of \(type.name) (required: \(type.required.joined(separator: ", ")); optional: \(type.optional.joined(separator: ", ")))")
         }
-        let wanted = type.required + type.optional.filter { blueprint.characteristics.keys.contains($0) }
+        let wanted = type.required + type.optional.filter { blueprint.characteristics.keys.contains($0) || blueprint.bounds.keys.contains($0) }
         let iid = takeIID()
         var characteristics: [Characteristic] = []
         for name in wanted {
@@ -168,7 +168,8 @@ public struct AccessoryBlueprint: Sendable, Hashable {
         case .int, .uint8, .uint16, .uint32, .uint64, .float:
             let lower = max(characteristic.minValue ?? 0, characteristic.format.integerRange?.lowerBound ?? -.infinity)
             let upper = characteristic.maxValue ?? .infinity
-            let number = characteristic.validValues?.first ?? min(max(0, lower), upper)
+            let inBounds = characteristic.validValues?.first { $0 >= lower && $0 <= upper }
+            let number = inBounds ?? characteristic.validValues?.first ?? min(max(0, lower), upper)
             switch characteristic.format {
             case .float: return .float(number)
             case .int: return .int(Int64(number))

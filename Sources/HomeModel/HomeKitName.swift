@@ -52,7 +52,9 @@ public struct HomeKitName: Hashable, Sendable, CustomStringConvertible {
         let scalars = character.unicodeScalars
         guard let first = scalars.first, first.properties.isAlphabetic || first.properties.numericType == .decimal else { return false }
         return scalars.dropFirst().allSatisfy { scalar in
-            scalar.properties.generalCategory == .nonspacingMark && !scalar.properties.isVariationSelector && !scalar.properties.isEmojiModifier
+            let category = scalar.properties.generalCategory
+            return (category == .nonspacingMark || category == .spacingMark) // accents, vowel signs
+                && !scalar.properties.isVariationSelector && !scalar.properties.isEmojiModifier
         }
     }
 }
@@ -104,9 +106,9 @@ public struct NameError: Error, Equatable, CustomStringConvertible {
         case .tooLong(let count):
             return "\"\(name)\" is \(count) characters long; at most \(HomeKitName.maximumLength) are allowed"
         case .inUse(let existing):
-            return existing == name
+            return existing == self.name
                 ? "\"\(name)\" is already in use"
-                : "\"\(name)\" is already in use as \"\(existing)\" (names are compared ignoring case, spaces and apostrophes)"
+                : "\"\(name)\" is already in use as \"\(existing.count > 40 ? existing.prefix(40) + "…" : existing)\" (names are compared ignoring case, spaces and apostrophes)"
         }
     }
 }

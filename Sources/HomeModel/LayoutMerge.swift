@@ -29,8 +29,8 @@ public enum LayoutMerge {
         for home in configuration {
             if let index = result.firstIndex(where: { $0.id == home.id }) {
                 result[index] = merge(stored: result[index], last: previous[home.id], file: home)
-            } else {
-                result.append(home)
+            } else if previous[home.id] != home {
+                result.append(home) // new in the file, or changed there since a removal over MQTT
             }
         }
         return withOnePrimary(result, configuration: configuration, lastApplied: lastApplied)
@@ -73,7 +73,7 @@ public enum LayoutMerge {
 
     /// Merges a list of objects by id: keeps stored ones the file never declared, drops those the
     /// file no longer declares, merges the rest, and appends the file's new ones.
-    static func mergeList<Element, ID: Hashable>(stored: [Element], last: [Element]?, file: [Element], id: KeyPath<Element, ID>,
+    static func mergeList<Element: Equatable, ID: Hashable>(stored: [Element], last: [Element]?, file: [Element], id: KeyPath<Element, ID>,
                                                  merge: (Element, Element?, Element) -> Element) -> [Element] {
         let previous = Dictionary((last ?? []).map { ($0[keyPath: id], $0) }, uniquingKeysWith: { first, _ in first })
         let current = Dictionary(file.map { ($0[keyPath: id], $0) }, uniquingKeysWith: { first, _ in first })
@@ -87,7 +87,10 @@ public enum LayoutMerge {
             }
         }
         let present = Set(result.map { $0[keyPath: id] })
-        result += file.filter { !present.contains($0[keyPath: id]) }
+        // New in the file, or changed there since it was removed over MQTT (unchanged: stays removed).
+        result += file.filter { element in
+            !present.contains(element[keyPath: id]) && previous[element[keyPath: id]].map { $0 != element } ?? true
+        }
         return result
     }
 

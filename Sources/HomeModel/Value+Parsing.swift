@@ -150,7 +150,8 @@ extension Characteristic {
         case (.int, .uint(let number)) where number <= UInt64(Int32.max):
             break
         default:
-            throw ValueError(.invalidValue, "\(name) takes a \(format.rawValue) value, got \(value)")
+            let article = format == .int ? "an" : "a"
+            throw ValueError(.invalidValue, "\(name) takes \(article) \(format.rawValue) value, got \(value)")
         }
         if let number = value.number { try validateNumber(number, name: name) }
         if case .string(let text) = value {

@@ -54,7 +54,7 @@ public enum Value: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// Shortest text that reads back as the same number; whole numbers without a fraction.
-    static func format(_ value: Double) -> String {
+    public static func format(_ value: Double) -> String {
         if value.isFinite, value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
         return "\(value)"
     }

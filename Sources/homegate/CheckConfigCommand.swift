@@ -21,7 +21,9 @@ struct CheckConfigCommand: ParsableCommand {
         print("  log level:  \(file.logLevel)")
         for home in file.homes {
             let bridges = home.accessories.filter { accessory in home.accessories.contains { $0.bridgeID == accessory.id } }.count
-            print("  home:       \(home.name)\(home.isPrimary ? " (primary)" : ""): \(home.rooms.count) rooms, \(home.zones.count) zones, \(home.accessories.count) accessories (\(bridges) \(bridges == 1 ? "bridge" : "bridges"))")
+            let counts = [(home.rooms.count, "room"), (home.zones.count, "zone"), (home.accessories.count, "accessory")]
+                .map { count, noun in "\(count) \(count == 1 ? noun : (noun == "accessory" ? "accessories" : noun + "s"))" }
+            print("  home:       \(home.name)\(home.isPrimary ? " (primary)" : ""): \(counts.joined(separator: ", ")) (\(bridges) \(bridges == 1 ? "bridge" : "bridges"))")
         }
     }
 }

@@ -12,6 +12,8 @@ public final class ChildProcess: @unchecked Sendable {
     public let output = Recorder<String>("")
     /// The exit status once it exited, or minus the signal that ended it.
     public let exit = Recorder<Int32?>(nil)
+    /// Whether all of the output has been read (the pipe reached its end).
+    private let outputComplete = Recorder<Bool>(false)
 
     /// Starts `executable`; its output goes to `outputFile` if given, else into ``output``.
     public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], outputFile: String? = nil) throws {
@@ -58,7 +60,7 @@ public final class ChildProcess: @unchecked Sendable {
             throw FixtureError("cannot start \(executable): \(String(cString: strerror(rc)))")
         }
         self.pid = pid
-        if outputFile == nil { startReading(pipeEnds[0]) }
+        if outputFile == nil { startReading(pipeEnds[0]) } else { outputComplete.update { $0 = true } }
         startWaiting()
     }
 
@@ -71,10 +73,13 @@ public final class ChildProcess: @unchecked Sendable {
         kill(pid, signal)
     }
 
-    /// Waits for the process to end; returns its exit status, or minus the signal that ended it.
+    /// Waits for the process to end and its output to be read; returns its exit status, or minus
+    /// the signal that ended it.
     public func waitForExit(timeout: Duration = .seconds(15)) async throws -> Int32 {
         do {
-            return try await exit.wait(timeout: timeout, for: "process \(pid) to exit") { $0 }
+            let status = try await exit.wait(timeout: timeout, for: "process \(pid) to exit") { $0 }
+            _ = try await outputComplete.wait(timeout: timeout, for: "the output of process \(pid)") { $0 ? true : nil }
+            return status
         } catch {
             throw FixtureError("process \(pid) did not exit within \(timeout); output:\n\(output.value)")
         }
@@ -82,6 +87,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     private func startReading(_ descriptor: Int32) {
         let output = output
+        let complete = outputComplete
         let thread = Thread {
             var buffer = [UInt8](repeating: 0, count: 65_536)
             while true {
@@ -91,6 +97,7 @@ public final class ChildProcess: @unchecked Sendable {
                 output.update { $0 += String(decoding: buffer[0..<count], as: UTF8.self) }
             }
             close(descriptor)
+            complete.update { $0 = true }
         }
         thread.start()
     }
