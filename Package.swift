@@ -82,6 +82,13 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
+        // The benchmark harness (scripts/bench): broker echo baseline, set round trips, the
+        // gateway's own time per set, fan-out, and homes of growing size.
+        .executableTarget(
+            name: "homegate-bench",
+            dependencies: ["MQTT", "TestSupport"],
+            path: "Sources/homegate-bench"
+        ),
         // Test fixtures: a real Mosquitto on a free port, the homegate binary as a subprocess.
         .target(
             name: "TestSupport",

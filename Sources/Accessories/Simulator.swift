@@ -6,7 +6,8 @@ import HomeModel
 /// (or one behind an unreachable bridge) fails every read and write with -70402; drifting
 /// sensors change by themselves; a person's change on the device is injected with
 /// ``update(_:to:)``. Confirmed writes send no event (a HomeKit accessory does not notify the
-/// controller that made the change); every other change does, in order, on ``events``.
+/// controller that made the change); every other change of a characteristic with the `ev`
+/// permission does, in order, on ``events`` (the others are found by polling).
 public actor Simulator: AccessoryDriver {
     /// One simulated accessory: its structure and how it behaves.
     public struct Device: Sendable, Hashable {
@@ -147,7 +148,8 @@ public actor Simulator: AccessoryDriver {
             throw DriverError(error.status, error.message)
         }
         if !characteristic.isMomentary { devices[reference.accessoryID]?.accessory.setValue(value, iid: reference.iid) }
-        if isReachable(accessory.id) { sink.yield(.value(reference, value)) }
+        // Like a HAP accessory: only characteristics with the `ev` permission notify; the others are polled.
+        if isReachable(accessory.id), characteristic.supportsEvents { sink.yield(.value(reference, value)) }
     }
 
     /// Takes an accessory off the network or back. For a bridge, everything behind it follows;
@@ -173,6 +175,25 @@ public actor Simulator: AccessoryDriver {
         }
         if clearFailure { device.behaviour.failureRate = 0 }
         devices[id] = device
+    }
+
+    /// A load for benchmarks: `count` changes of a numeric characteristic, one after the other as
+    /// fast as they can be handed over, cycling through whole numbers within `range`.
+    public func flood(_ reference: CharacteristicReference, count: Int, range: ClosedRange<Double>) throws(DriverError) {
+        let (_, characteristic) = try lookUp(reference)
+        let span = max(2, Int(range.upperBound - range.lowerBound) + 1)
+        // Start after the current value, so every change is a change.
+        let start = Int((characteristic.value?.number ?? range.lowerBound) - range.lowerBound) + 1
+        for index in 0..<count {
+            let number = range.lowerBound + Double((start + index) % span)
+            let value: Value
+            switch characteristic.format {
+            case .float: value = .float(number)
+            case .int: value = .int(Int64(number))
+            default: value = .uint(UInt64(max(0, number)))
+            }
+            try update(reference, to: value)
+        }
     }
 
     /// The accessory's reachability: its own, and its bridge's.

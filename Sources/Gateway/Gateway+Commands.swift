@@ -2,6 +2,7 @@ import Accessories
 import Foundation
 import HomeModel
 import MQTT
+import Synchronization
 
 /// `.../set` and `.../get`: validated, queued per characteristic in arrival order, carried out by
 /// the driver with a timeout, acknowledged once, after the retained value was updated.
@@ -28,6 +29,11 @@ extension Gateway {
         if message.retain {
             // A retained command (mosquitto_pub -r) runs once; clear it so it never fires again.
             send(message.topic.string, [], retain: true)
+        }
+        guard !levels.isEmpty else {
+            let verb = kind == .set ? "set" : "get"
+            acknowledge(reply, failure: .noSuchResource, "\(verb) needs a characteristic: \(base)/<home>/<room>/<accessory>/<service>/<characteristic>/\(verb)")
+            return
         }
         guard case .found(let target) = map.resolve(levels) else {
             if case .unresolved(let index, let segment) = map.resolve(levels) {
@@ -149,18 +155,20 @@ extension Gateway {
         }
     }
 
-    /// The task's result, or nil if it took longer than the write timeout.
+    /// The task's result, or nil if it took longer than the write timeout (the task goes on).
     private func outcome<T: Sendable>(of task: Task<Result<T, DriverError>, Never>) async -> Result<T, DriverError>? {
         let timeout = configuration.writeTimeout
-        return await withTaskGroup(of: Result<T, DriverError>?.self) { group in
-            group.addTask { await task.value }
-            group.addTask {
+        let first = FirstOf<Result<T, DriverError>?>()
+        return await withCheckedContinuation { continuation in
+            first.start(continuation)
+            let timer = Task {
                 try? await Task.sleep(for: timeout)
-                return nil
+                first.offer(nil)
             }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            return first
+            Task {
+                first.offer(await task.value)
+                timer.cancel()
+            }
         }
     }
 
@@ -169,8 +177,9 @@ extension Gateway {
         guard let location = locations[reference.accessoryID] else { return }
         let accessory = homes[location.home].accessories[location.accessory]
         guard let (_, characteristic) = accessory.characteristic(reference.iid) else { return }
-        if !characteristic.isMomentary {
+        if !characteristic.isMomentary, characteristic.value != value {
             homes[location.home].accessories[location.accessory].setValue(value, iid: reference.iid)
+            layoutChanged = true // $layout carries values too
         }
         publishValue(value, of: characteristic, reference: reference, home: homes[location.home].id)
     }
@@ -191,5 +200,24 @@ extension Gateway {
     func seconds(_ duration: Duration) -> String {
         let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
         return value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+}
+
+/// Resumes a continuation with the first value offered; later offers are ignored.
+final class FirstOf<T: Sendable>: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<T, Never>?, done: Bool)>((nil, false))
+
+    func start(_ continuation: CheckedContinuation<T, Never>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    func offer(_ value: T) {
+        let continuation = state.withLock { state -> CheckedContinuation<T, Never>? in
+            guard !state.done else { return nil }
+            state.done = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(returning: value)
     }
 }

@@ -15,15 +15,21 @@ extension Gateway {
             if levels.count == 2, String(levels[1]) == sync?.marker { finishSync() }
             return
         }
-        if message.retain, !message.payload.isEmpty, sync != nil {
-            sync?.seen[topic] = message.payload
+        if message.retain {
+            // What the broker holds retained (compared with the tree at the next sync marker).
+            seenRetained[topic] = message.payload.isEmpty ? nil : message.payload
         }
         if first == "$request" {
             handleRequest(levels: Array(levels.dropFirst()), message: message)
             return
         }
-        guard let last = levels.last, last == "set" || last == "get", levels.count >= 2 else { return }
-        if message.retain && message.payload.isEmpty { return } // our own clearing of a retained set
+        guard let last = levels.last, last == "set" || last == "get" else { return }
+        if message.retain {
+            if message.payload.isEmpty { return } // our own clearing of a retained set
+            // A retained set can reach us twice in one connection (queued in the kept session, and
+            // again as retained on subscribe): it runs once.
+            guard executedRetainedCommands.insert(topic + "\u{0}" + message.payloadString).inserted else { return }
+        }
         handleCommand(last == "set" ? .set : .get, levels: Array(levels.dropLast()), message: message)
     }
 
@@ -36,6 +42,7 @@ extension Gateway {
         /// The `id` the sender gave, echoed.
         let id: JSONScalar?
         let retained: Bool
+        /// When the MQTT client received the command.
         let received: ContinuousClock.Instant
 
         init(to message: Message, id: Any?) {
@@ -44,7 +51,7 @@ extension Gateway {
             correlationData = message.properties.correlationData
             self.id = id.flatMap(JSONScalar.init)
             retained = message.retain
-            received = .now
+            received = message.receivedAt ?? .now
         }
     }
 
@@ -58,6 +65,7 @@ extension Gateway {
         if let responseTopic = reply.responseTopic {
             send(responseTopic.string, payload, retain: false, properties: .init(correlationData: reply.correlationData, contentType: "application/json"))
         }
+        timings.record(reply.received.duration(to: .now))
     }
 
     /// A failed command's acknowledgement: `{"ok": false, "status", "error", "message"}`.

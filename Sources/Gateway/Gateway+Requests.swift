@@ -36,6 +36,12 @@ extension Gateway {
             respond(["ok": false, "error": "invalid-request", "message": "the body must be a JSON object"])
             return
         }
+        if levels.count == 2, levels[0] == "gateway", levels[1] == "statistics" {
+            let summary = timings.summary
+            if body["reset"] as? Bool == true { timings.reset() }
+            respond(["ok": true, "data": summary])
+            return
+        }
         guard levels.count == 2, levels[0] == "simulator", let simulator else {
             respond(["ok": false, "error": "unknown-request", "message": "unknown request \"\(path)\""])
             return
@@ -55,6 +61,9 @@ extension Gateway {
     }
 
     private func simulatorRequest(_ verb: String, body: [String: Any], simulator: Simulator) async throws -> [String: Any] {
+        guard ["update", "reachability", "behaviour", "flood"].contains(verb) else {
+            throw RequestError(code: "unknown-request", message: "unknown simulator request \"\(verb)\"; known: update, reachability, behaviour, flood")
+        }
         let id = AccessoryID(try string(body, "accessory"))
         guard let (_, accessory) = accessory(id) else { throw RequestError.notFound("no accessory \"\(id)\"") }
         switch verb {
@@ -70,7 +79,7 @@ extension Gateway {
             }
             try await device { try await simulator.update(reference, to: value) }
             // Published before the answer, so whoever reads the answer finds the value retained.
-            if await simulator.isReachable(id) { applyValue(value, to: reference) }
+            if characteristic.supportsEvents, await simulator.isReachable(id) { applyValue(value, to: reference) }
             return ["accessory": id.rawValue, "iid": reference.iid, "value": value.jsonObject]
         case "reachability":
             guard let reachable = body["reachable"] as? Bool else { throw RequestError.invalid("\"reachable\" must be true or false") }
@@ -80,6 +89,16 @@ extension Gateway {
                 await setReachable(affected, await simulator.isReachable(affected))
             }
             return ["accessory": id.rawValue, "reachable": reachable]
+        case "flood":
+            let (reference, characteristic) = try characteristic(in: accessory, body: body)
+            guard let count = body["count"] as? Int, (1...10_000_000).contains(count) else {
+                throw RequestError.invalid("\"count\" must be a whole number from 1 to 10000000")
+            }
+            guard characteristic.format.isNumeric, let lower = characteristic.minValue, let upper = characteristic.maxValue else {
+                throw RequestError.invalid("flood needs a numeric characteristic with a minimum and a maximum")
+            }
+            try await device { try await simulator.flood(reference, count: count, range: lower...upper) }
+            return ["accessory": id.rawValue, "iid": reference.iid, "count": count]
         case "behaviour":
             var latency: Duration?
             if let milliseconds = body["latency_ms"] {
@@ -100,7 +119,7 @@ extension Gateway {
             try await device { try await simulator.setBehaviour(id, latency: latency, failStatus: failStatus, clearFailure: clear) }
             return ["accessory": id.rawValue]
         default:
-            throw RequestError(code: "unknown-request", message: "unknown simulator request \"\(verb)\"; known: update, reachability, behaviour")
+            throw RequestError(code: "unknown-request", message: "unknown simulator request \"\(verb)\"; known: update, reachability, behaviour, flood")
         }
     }
 
@@ -112,7 +131,7 @@ extension Gateway {
         }
         let type = try string(body, "characteristic")
         let service = body["service"]
-        let candidates = accessory.services.filter { candidate in
+        let candidates = accessory.visibleServices.filter { candidate in
             switch service {
             case let iid as Int: return candidate.iid == iid
             case let name as String: return candidate.type == name || candidate.name == name

@@ -22,8 +22,10 @@ extension Gateway {
 
     /// The marker came back: every retained message the broker has was seen.
     func finishSync() {
-        guard let seen = sync?.seen else { return }
+        guard sync != nil else { return }
         sync = nil
+        let seen = seenRetained
+        seenRetained.removeAll()
         let desired = desiredRetained()
         var published = 0
         for (topic, payload) in desired where seen[topic] != payload {

@@ -56,18 +56,25 @@ public actor Gateway {
     var retained: [String: [UInt8]] = [:]
     /// Retained topics published and not yet cleared, as kept in the store.
     var ledger: Set<String> = []
-    /// While a (re)connection synchronises: the retained messages the broker sent.
+    /// The marker the current synchronisation waits for, if one is under way.
     var sync: Sync?
+    /// Retained messages under the base as the broker sent them since the last synchronisation:
+    /// recorded always, since they arrive as soon as the subscription is restored, before the
+    /// gateway hears of the connection.
+    var seenRetained: [String: [UInt8]] = [:]
+    /// Retained commands run on this connection (topic and payload), so each runs once.
+    var executedRetainedCommands: Set<String> = []
     /// Per characteristic: writes and reads waiting, in arrival order.
     var queues: [CharacteristicReference: [Command]] = [:]
     var draining: Set<CharacteristicReference> = []
     var layoutChanged = false
+    /// The gateway's own time per command (`$request/gateway/statistics`).
+    var timings = CommandTimings()
     var workers: [Task<Void, Never>] = []
 
-    /// A synchronisation after a (re)connect: retained messages until the marker comes back.
+    /// A synchronisation after a (re)connect: it ends when the marker comes back.
     struct Sync {
         let marker: String
-        var seen: [String: [UInt8]] = [:]
     }
 
     /// - Parameters:
@@ -118,12 +125,10 @@ public actor Gateway {
 
     private func followConnection() async {
         for await event in bus.connectionEvents() {
-            guard case .connected(let sessionPresent) = event else { continue }
-            if sessionPresent {
-                // The broker kept our session and its subscriptions, so it sends no retained
-                // messages by itself: subscribe again to see them.
-                try? await bus.subscribe(subscriptions)
-            }
+            // The client makes the subscriptions again at every connect (the broker then sends
+            // every retained message) before it reports the connection.
+            guard case .connected = event else { continue }
+            executedRetainedCommands.removeAll()
             beginSync()
         }
     }

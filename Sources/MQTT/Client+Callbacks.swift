@@ -47,13 +47,11 @@ extension Client {
             return
         }
         let (toSubscribe, toUnsubscribe) = state.withLock { state in
-            // A new session has no subscriptions; a kept one lacks only what changed meanwhile.
+            // Every subscription is made again at every connect, also when the broker kept the
+            // session: it then sends the retained messages again, as after a clean start.
             // Connected from here on: a subscribe() call after this sends its own SUBSCRIBE.
-            let toSubscribe = sessionPresent
-                ? state.subscribedWhileDisconnected.compactMap { state.subscriptions[$0] }
-                : Array(state.subscriptions.values)
+            let toSubscribe = Array(state.subscriptions.values)
             let toUnsubscribe = sessionPresent ? Array(state.unsubscribedWhileDisconnected) : []
-            state.subscribedWhileDisconnected.removeAll()
             state.unsubscribedWhileDisconnected.removeAll()
             state.isConnected = true
             state.sessionPresent = sessionPresent
@@ -103,13 +101,14 @@ extension Client {
             return
         }
         let payload = raw.payload.map { Array(UnsafeRawBufferPointer(start: $0, count: Int(raw.payloadlen))) } ?? []
-        let message = Message(
+        var message = Message(
             topic: topic,
             payload: payload,
             qos: QoS(rawValue: raw.qos) ?? .atMostOnce,
             retain: raw.retain,
             properties: PropertyList.read(properties)
         )
+        message.receivedAt = .now
         if case .dropped(_) = messageSink.yield(message) {
             let dropped = state.withLock { state -> Int in
                 state.droppedMessages += 1

@@ -214,7 +214,6 @@ public final class Client: Sendable {
             for subscription in subscriptions {
                 state.subscriptions[subscription.filter] = subscription
                 state.unsubscribedWhileDisconnected.remove(subscription.filter)
-                if !state.isConnected { state.subscribedWhileDisconnected.insert(subscription.filter) }
             }
             return state.isConnected
         }
@@ -229,10 +228,7 @@ public final class Client: Sendable {
                 // Cancelled or failed: the subscriptions not made are not kept either.
                 let unsent = subscriptions[position...].map(\.filter)
                 state.withLock { state in
-                    for filter in unsent {
-                        state.subscriptions.removeValue(forKey: filter)
-                        state.subscribedWhileDisconnected.remove(filter)
-                    }
+                    for filter in unsent { state.subscriptions.removeValue(forKey: filter) }
                 }
                 throw error
             }
@@ -245,7 +241,6 @@ public final class Client: Sendable {
         let connected = state.withLock { state in
             for filter in filters {
                 state.subscriptions.removeValue(forKey: filter)
-                state.subscribedWhileDisconnected.remove(filter)
                 if !state.isConnected { state.unsubscribedWhileDisconnected.insert(filter) }
             }
             return state.isConnected
@@ -284,13 +279,10 @@ public final class Client: Sendable {
         }
         guard let mid else {
             endHandOff() // the connection dropped: recorded, made on the reconnect
-            state.withLock { _ = $0.subscribedWhileDisconnected.insert(filter) }
             return nil
         }
         let acknowledgement = try await awaitAcknowledgement(of: mid, kind: .subscription, handOff: handOff)
-        if acknowledgement.interrupted {
-            state.withLock { _ = $0.subscribedWhileDisconnected.insert(filter) }
-        } else if let code = acknowledgement.grantedQoS.first, code >= 0x80 {
+        if !acknowledgement.interrupted, let code = acknowledgement.grantedQoS.first, code >= 0x80 {
             state.withLock { _ = $0.subscriptions.removeValue(forKey: filter) }
             return code
         }
@@ -414,8 +406,7 @@ extension Client {
         var fatalError: ClientError?
         var lastLibraryError: String?
         var subscriptions: [TopicFilter: Subscription] = [:]
-        /// Changes a broker that kept our session does not know of yet.
-        var subscribedWhileDisconnected: Set<TopicFilter> = []
+        /// Unsubscriptions a broker that kept our session does not know of yet.
         var unsubscribedWhileDisconnected: Set<TopicFilter> = []
         var acknowledgements: [Int32: AcknowledgementSlot] = [:]
         var earlyAcknowledgements: [Int32: Acknowledgement] = [:]

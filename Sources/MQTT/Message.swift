@@ -8,6 +8,8 @@ public struct Message: Sendable, Equatable {
     public var retain: Bool
     /// MQTT 5 properties. Ignored (not sent) with MQTT 3.1.1.
     public var properties: Properties
+    /// When the client received it (nil on messages to send); not part of equality.
+    public var receivedAt: ContinuousClock.Instant?
 
     public init(topic: TopicName, payload: [UInt8], qos: QoS = .atLeastOnce, retain: Bool = false, properties: Properties = Properties()) {
         self.topic = topic
@@ -19,6 +21,10 @@ public struct Message: Sendable, Equatable {
 
     public init(topic: TopicName, payload: String, qos: QoS = .atLeastOnce, retain: Bool = false, properties: Properties = Properties()) {
         self.init(topic: topic, payload: Array(payload.utf8), qos: qos, retain: retain, properties: properties)
+    }
+
+    public static func == (lhs: Message, rhs: Message) -> Bool {
+        lhs.topic == rhs.topic && lhs.payload == rhs.payload && lhs.qos == rhs.qos && lhs.retain == rhs.retain && lhs.properties == rhs.properties
     }
 
     /// The payload decoded as UTF-8 (invalid sequences replaced).

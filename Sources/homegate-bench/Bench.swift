@@ -1,0 +1,201 @@
+import Foundation
+import MQTT
+import TestSupport
+
+/// `homegate-bench`: measures HomeGate against a baseline taken in the same run, and writes the
+/// figures (JSON and a Markdown table) into BENCHMARKS.md. See `scripts/bench`.
+///
+/// Options: `--messages N` (round trips per series, default 5000), `--warm-up N` (default 500),
+/// `--fan-out N` (messages per fan-out series, default 20000), `--sizes 100,1000,10000`,
+/// `--scale-messages N` (round trips per home size, default 1000), `--output FILE` (default
+/// BENCHMARKS.md; `-` prints instead), `--quick` (small counts, for the test suite).
+@main
+enum Bench {
+    struct Options {
+        var messages = 5000
+        var warmUp = 500
+        var fanOut = 20_000
+        var sizes = [100, 1000, 10_000]
+        var scaleMessages = 1000
+        var output = "BENCHMARKS.md"
+
+        init(_ arguments: [String]) throws {
+            var iterator = arguments.dropFirst().makeIterator()
+            while let argument = iterator.next() {
+                func value() throws -> String {
+                    guard let value = iterator.next() else { throw FixtureError("\(argument) needs a value") }
+                    return value
+                }
+                func number() throws -> Int {
+                    let text = try value()
+                    guard let number = Int(text), number > 0 else { throw FixtureError("\(argument) needs a positive whole number, got \(text)") }
+                    return number
+                }
+                switch argument {
+                case "--messages": messages = try number()
+                case "--warm-up": warmUp = try number()
+                case "--fan-out": fanOut = try number()
+                case "--scale-messages": scaleMessages = try number()
+                case "--sizes": sizes = try value().split(separator: ",").compactMap { Int($0) }
+                case "--output": output = try value()
+                case "--quick":
+                    messages = 50
+                    warmUp = 10
+                    fanOut = 200
+                    sizes = [10]
+                    scaleMessages = 20
+                default: throw FixtureError("unknown option \(argument); see the comment at the top of Sources/homegate-bench/Bench.swift")
+                }
+            }
+        }
+    }
+
+    static func main() async {
+        do {
+            let options = try Options(CommandLine.arguments)
+            let results = try await run(options)
+            try Report.write(results, options: options)
+        } catch {
+            FileHandle.standardError.write(Data("homegate-bench: \(error)\n".utf8))
+            exit(1)
+        }
+    }
+
+    static func run(_ options: Options) async throws -> Results {
+        var results = Results()
+        let broker = try await Mosquitto.start()
+        log("broker echo round trip, QoS 1, \(options.messages) messages")
+        results.echo = try await Measure.echo(broker: broker, count: options.messages, warmUp: options.warmUp)
+
+        log("gateway: a home of 100 accessories")
+        let home = try await ScaleRun.start(broker: broker, accessories: 100)
+        _ = try await Measure.gatewayStatistics(broker: broker, base: home.base, reset: true)
+        log("set round trip through the gateway, QoS 1, \(options.messages) sets")
+        results.setRoundTrip = try await Measure.setRoundTrip(broker: broker, topic: home.setTopic, count: options.messages, warmUp: options.warmUp)
+        results.gatewayOwnTime = try await Measure.gatewayStatistics(broker: broker, base: home.base, reset: false).compactMapValues { $0 as? Double }
+        for qos in [QoS.atMostOnce, .atLeastOnce] {
+            log("fan-out at QoS \(qos.rawValue), \(options.fanOut) messages")
+            let plain = try await Measure.plainFanOut(broker: broker, count: options.fanOut, qos: qos)
+            let gateway = try await Measure.gatewayFanOut(broker: broker, base: home.base, accessory: home.firstAccessory,
+                                                          valueTopic: home.valueTopic, count: options.fanOut, qos: qos)
+            results.fanOut["qos\(qos.rawValue)"] = FanOut(plainPerSecond: plain.rounded(), gatewayPerSecond: gateway.rounded())
+        }
+        try await home.stop()
+
+        for size in options.sizes {
+            log("a home of \(size) accessories")
+            let run = try await ScaleRun.start(broker: broker, accessories: size)
+            let roundTrip = try await Measure.setRoundTrip(broker: broker, topic: run.setTopic, count: options.scaleMessages, warmUp: min(options.warmUp, options.scaleMessages))
+            results.scale.append(Scale(accessories: size, characteristics: size * 5, readySeconds: run.readySeconds,
+                                       residentMegabytes: run.residentMegabytes(), setRoundTrip: roundTrip))
+            try await run.stop()
+        }
+        await broker.stop()
+        return results
+    }
+
+    static func log(_ text: String) {
+        FileHandle.standardError.write(Data("homegate-bench: \(text)\n".utf8))
+    }
+}
+
+struct FanOut: Codable {
+    let plainPerSecond: Double
+    let gatewayPerSecond: Double
+    var ratio: Double { gatewayPerSecond / max(plainPerSecond, 1) }
+}
+
+struct Scale: Codable {
+    let accessories: Int
+    let characteristics: Int
+    /// From the gateway's start to every value retained and read back by a fresh subscriber.
+    let readySeconds: Double
+    let residentMegabytes: Double
+    let setRoundTrip: Latencies
+}
+
+struct Results: Codable {
+    var echo = Latencies([])
+    var setRoundTrip = Latencies([])
+    var gatewayOwnTime: [String: Double] = [:]
+    var fanOut: [String: FanOut] = [:]
+    var scale: [Scale] = []
+}
+
+/// A generated home of `accessories` lightbulbs (5 characteristics each) run by the real gateway.
+struct ScaleRun {
+    let gateway: HomeGateProcess
+    let base: String
+    let readySeconds: Double
+    let folder: URL
+    var firstAccessory: String { "bench-0" }
+    var setTopic: String { "\(base)/bench-home/room-0/lamp-0/lightbulb/brightness/set" }
+    var valueTopic: String { "\(base)/bench-home/room-0/lamp-0/lightbulb/brightness" }
+
+    static func configuration(accessories: Int, base: String) -> String {
+        let rooms = max(1, accessories / 50)
+        var text = "base_topic: \(base)\nlog_level: warning\nhomes:\n  - name: Bench Home\n    rooms: [\((0..<rooms).map { "Room \($0)" }.joined(separator: ", "))]\n    accessories:\n"
+        for index in 0..<accessories {
+            text += """
+                  - id: bench-\(index)
+                    name: Lamp \(index)
+                    room: Room \(index % rooms)
+                    services:
+                      - type: lightbulb
+                        characteristics: {on: false, brightness: 50, hue: 10, saturation: 20, color-temperature: 300}
+
+            """
+        }
+        return text
+    }
+
+    static func start(broker: Mosquitto, accessories: Int) async throws -> ScaleRun {
+        let base = "bench\(accessories)"
+        let folder = try TemporaryDirectory.make(prefix: "bench-\(accessories)")
+        let configFile = folder.appendingPathComponent("homegate.yml").path
+        try configuration(accessories: accessories, base: base).write(toFile: configFile, atomically: true, encoding: .utf8)
+        let start = ContinuousClock.now
+        let gateway = try HomeGateProcess(["run", "--config", configFile, "--mqtt-url", broker.url.description,
+                                           "--data-dir", folder.appendingPathComponent("data").path, "--log-level", "info"])
+        try await gateway.waitForOutput(containing: "synchronised with the broker", timeout: .seconds(120))
+        let expected = accessories * 5
+        while true {
+            let values = try await retainedValueCount(broker: broker, base: base)
+            if values >= expected { break }
+        }
+        let elapsed = start.duration(to: .now)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return ScaleRun(gateway: gateway, base: base, readySeconds: (seconds * 1000).rounded() / 1000, folder: folder)
+    }
+
+    /// How many characteristic values a fresh subscriber finds retained under `base`.
+    static func retainedValueCount(broker: Mosquitto, base: String) async throws -> Int {
+        let client = try Client(configuration: TestClient.configuration(broker.url, id: "reader"), logger: TestLogger.make("reader"))
+        let run = Task { try await client.run() }
+        try await Measure.waitConnected(client)
+        let marker = "probe/\(UUID().uuidString)"
+        try await client.subscribe([Subscription(TopicFilter("\(base)/#")), Subscription(TopicFilter(marker))])
+        try client.send(Message(topic: TopicName(marker), payload: "end"))
+        var count = 0
+        for await message in client.messages {
+            if message.topic.string == marker { break }
+            if message.retain, !message.topic.string.contains("$") { count += 1 }
+        }
+        await client.disconnect()
+        _ = await run.result
+        return count
+    }
+
+    /// The gateway's resident memory, from /proc.
+    func residentMegabytes() -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/\(gateway.child.pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "") else { return 0 }
+        return (kilobytes / 1024 * 10).rounded() / 10
+    }
+
+    func stop() async throws {
+        gateway.signal(SIGTERM)
+        _ = try await gateway.waitForExit(timeout: .seconds(60))
+    }
+}

@@ -1,0 +1,167 @@
+import Foundation
+import MQTT
+import TestSupport
+
+/// Latency figures of one series, in microseconds.
+struct Latencies: Codable {
+    let count: Int
+    let p50: Double
+    let p90: Double
+    let p99: Double
+
+    init(_ durations: [Duration]) {
+        let sorted = durations.map { Double($0.components.seconds) * 1e6 + Double($0.components.attoseconds) / 1e12 }.sorted()
+        func percentile(_ fraction: Double) -> Double {
+            guard !sorted.isEmpty else { return 0 }
+            let index = min(sorted.count - 1, max(0, Int((Double(sorted.count) * fraction).rounded(.up)) - 1))
+            return (sorted[index] * 10).rounded() / 10
+        }
+        count = sorted.count
+        p50 = percentile(0.5)
+        p90 = percentile(0.9)
+        p99 = percentile(0.99)
+    }
+}
+
+/// The measurements; each uses its own clients against a broker the harness started.
+enum Measure {
+    /// Broker echo: client A publishes, client B echoes, A waits; QoS 1.
+    static func echo(broker: Mosquitto, count: Int, warmUp: Int) async throws -> Latencies {
+        let echoer = try Client(configuration: TestClient.configuration(broker.url, id: "echo"), logger: TestLogger.make("echo"))
+        let echoRun = Task { try await echoer.run() }
+        try await waitConnected(echoer)
+        try await echoer.subscribe([Subscription(TopicFilter("bench/ping"))])
+        let pong = try TopicName("bench/pong")
+        let forwarding = Task {
+            for await message in echoer.messages where message.topic.string == "bench/ping" {
+                try? echoer.send(Message(topic: pong, payload: message.payload, qos: .atLeastOnce))
+            }
+        }
+        let pinger = try Client(configuration: TestClient.configuration(broker.url, id: "ping"), logger: TestLogger.make("ping"))
+        let run = Task { try await pinger.run() }
+        try await waitConnected(pinger)
+        try await pinger.subscribe([Subscription(TopicFilter("bench/pong"))])
+        let ping = try TopicName("bench/ping")
+        var replies = pinger.messages.makeAsyncIterator()
+        var samples: [Duration] = []
+        for index in 0..<(warmUp + count) {
+            let start = ContinuousClock.now
+            try pinger.send(Message(topic: ping, payload: Array("\(index)".utf8), qos: .atLeastOnce))
+            guard await replies.next() != nil else { throw FixtureError("the echo stopped") }
+            if index >= warmUp { samples.append(start.duration(to: .now)) }
+        }
+        forwarding.cancel()
+        await pinger.disconnect()
+        _ = await run.result
+        await echoer.disconnect()
+        _ = await echoRun.result
+        return Latencies(samples)
+    }
+
+    /// Set -> acknowledgement through the gateway: one set at a time, QoS 1.
+    static func setRoundTrip(broker: Mosquitto, topic: String, count: Int, warmUp: Int) async throws -> Latencies {
+        let client = try Client(configuration: TestClient.configuration(broker.url, id: "setter"), logger: TestLogger.make("setter"))
+        let run = Task { try await client.run() }
+        try await waitConnected(client)
+        try await client.subscribe([Subscription(TopicFilter("\(topic)/result"))])
+        let set = try TopicName(topic)
+        var replies = client.messages.makeAsyncIterator()
+        var samples: [Duration] = []
+        for index in 0..<(warmUp + count) {
+            let start = ContinuousClock.now
+            try client.send(Message(topic: set, payload: Array("\(index % 101)".utf8), qos: .atLeastOnce))
+            guard let reply = await replies.next() else { throw FixtureError("no acknowledgement") }
+            guard reply.payloadString.contains("\"ok\":true") else { throw FixtureError("a set failed: \(reply.payloadString)") }
+            if index >= warmUp { samples.append(start.duration(to: .now)) }
+        }
+        await client.disconnect()
+        _ = await run.result
+        return Latencies(samples)
+    }
+
+    /// Messages per second a subscriber receives from a plain publisher sending `count` as fast
+    /// as it can.
+    static func plainFanOut(broker: Mosquitto, count: Int, qos: QoS) async throws -> Double {
+        let subscriber = try await subscriberCounting(broker: broker, filter: "bench/fan/#", qos: qos)
+        let publisher = try await TestClient.connect(TestClient.configuration(broker.url, id: "fan-pub"))
+        let topic = try TopicName("bench/fan/value")
+        let start = ContinuousClock.now
+        for index in 0..<count {
+            try publisher.client.send(Message(topic: topic, payload: Array("\(index % 101)".utf8), qos: qos))
+        }
+        let rate = try await subscriber.rate(expecting: count, since: start)
+        await publisher.stop()
+        await subscriber.stop()
+        return rate
+    }
+
+    /// Messages per second a subscriber receives while the simulator floods one characteristic
+    /// and the gateway publishes every change.
+    static func gatewayFanOut(broker: Mosquitto, base: String, accessory: String, valueTopic: String, count: Int, qos: QoS) async throws -> Double {
+        let subscriber = try await subscriberCounting(broker: broker, filter: valueTopic, qos: qos, skipRetained: true)
+        let requester = try await TestClient.connect(TestClient.configuration(broker.url, id: "flood"))
+        let start = ContinuousClock.now
+        try await requester.publish("\(base)/$request/simulator/flood", "{\"accessory\": \"\(accessory)\", \"characteristic\": \"brightness\", \"count\": \(count)}")
+        let rate = try await subscriber.rate(expecting: count, since: start)
+        await requester.stop()
+        await subscriber.stop()
+        return rate
+    }
+
+    /// The gateway's own time per command, as it reports it.
+    static func gatewayStatistics(broker: Mosquitto, base: String, reset: Bool) async throws -> [String: Any] {
+        let client = try await TestClient.connect(TestClient.configuration(broker.url, id: "stats"))
+        try await client.subscribe("\(base)/$response/gateway/statistics")
+        try await client.publish("\(base)/$request/gateway/statistics", reset ? "{\"reset\": true}" : "{}")
+        let answer = try await client.inbox.first(on: "\(base)/$response/gateway/statistics")
+        await client.stop()
+        let object = try GatewayFixture.decode(answer.payload)
+        return object["data"] as? [String: Any] ?? [:]
+    }
+
+    static func waitConnected(_ client: Client) async throws {
+        let connected = try await withDeadline(.seconds(10)) {
+            for await event in client.connectionEvents() { if case .connected = event { return true } }
+            return false
+        }
+        guard connected == true else { throw FixtureError("the client did not connect") }
+    }
+
+    private static func subscriberCounting(broker: Mosquitto, filter: String, qos: QoS, skipRetained: Bool = false) async throws -> Counter {
+        let client = try Client(configuration: TestClient.configuration(broker.url, id: "fan-sub"), logger: TestLogger.make("fan-sub"))
+        let run = Task { try await client.run() }
+        try await waitConnected(client)
+        try await client.subscribe([Subscription(TopicFilter(filter), qos: qos, retainHandling: skipRetained ? .doNotSend : .sendOnSubscribe)])
+        return Counter(client: client, run: run)
+    }
+
+    /// Counts what a subscriber receives.
+    struct Counter {
+        let client: Client
+        let run: Task<Void, any Error>
+
+        func rate(expecting count: Int, since start: ContinuousClock.Instant) async throws -> Double {
+            var received = 0
+            var last = start
+            let done = try await withDeadline(.seconds(120)) { () async -> (Int, ContinuousClock.Instant) in
+                var received = 0
+                var last = start
+                for await _ in client.messages {
+                    received += 1
+                    last = .now
+                    if received == count { break }
+                }
+                return (received, last)
+            }
+            if let done { (received, last) = done }
+            guard received == count else { throw FixtureError("the subscriber received \(received) of \(count) messages") }
+            let seconds = Double(start.duration(to: last).components.attoseconds) / 1e18 + Double(start.duration(to: last).components.seconds)
+            return Double(count) / max(seconds, 1e-6)
+        }
+
+        func stop() async {
+            await client.disconnect()
+            _ = await run.result
+        }
+    }
+}

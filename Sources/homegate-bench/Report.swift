@@ -1,0 +1,83 @@
+import Foundation
+
+/// Writes a run's figures into BENCHMARKS.md: a Markdown table and the JSON, replacing the
+/// previous run's; everything from the `<!-- notes -->` line on is kept.
+enum Report {
+    static let notesMarker = "<!-- notes -->"
+
+    static func write(_ results: Results, options: Bench.Options) throws {
+        let text = markdown(results, options: options)
+        guard options.output != "-" else {
+            print(text)
+            return
+        }
+        let existing = (try? String(contentsOfFile: options.output, encoding: .utf8)) ?? ""
+        let notes = existing.range(of: notesMarker).map { String(existing[$0.lowerBound...]) } ?? "\(notesMarker)\n"
+        try (text + "\n" + notes).write(toFile: options.output, atomically: true, encoding: .utf8)
+        Bench.log("wrote \(options.output)")
+    }
+
+    static func markdown(_ results: Results, options: Bench.Options) -> String {
+        let echo = results.echo
+        let set = results.setRoundTrip
+        var lines = [
+            "# Benchmarks",
+            "",
+            "Measured by `scripts/bench` (`homegate-bench`, release build): it starts its own Mosquitto with",
+            "`config/mosquitto.conf` on a free port and the real `homegate` binary, and compares every figure",
+            "with a baseline measured in the same run. This machine is shared and noisy: absolute times drift,",
+            "ratios hold. Reproduce with `scripts/bench` (a quick run: `scripts/bench --quick --output -`).",
+            "",
+            "## Latest run",
+            "",
+            "- date: \(ISO8601DateFormatter().string(from: Date()))",
+            "- machine: \(machine())",
+            "- commit: \(ProcessInfo.processInfo.environment["HOMEGATE_COMMIT"] ?? "unknown")",
+            "- counts: \(options.messages) round trips per series after \(options.warmUp) warm-up, \(options.fanOut) messages per fan-out series, \(options.scaleMessages) round trips per home size",
+            "",
+            "| what | p50 | p90 | p99 | ratio to the broker echo (p50 / p99) | target | met |",
+            "|---|---|---|---|---|---|---|",
+            "| broker echo round trip, QoS 1 (baseline) | \(us(echo.p50)) | \(us(echo.p90)) | \(us(echo.p99)) | 1 / 1 | | |",
+            "| set -> acknowledgement through the gateway, QoS 1 | \(us(set.p50)) | \(us(set.p90)) | \(us(set.p99)) | \(ratio(set.p50, echo.p50)) / \(ratio(set.p99, echo.p99)) | p50 <= 2x, p99 <= 3x | \(met(set.p50 <= 2 * echo.p50 && set.p99 <= 3 * echo.p99)) |",
+        ]
+        let own = results.gatewayOwnTime
+        let ownP50 = own["p50Microseconds"] ?? 0
+        lines.append("| the gateway's own time per set (arrival -> acknowledgement handed to the client) | \(us(ownP50)) | \(us(own["p90Microseconds"] ?? 0)) | \(us(own["p99Microseconds"] ?? 0)) | | p50 <= 20 µs | \(met(ownP50 <= 20)) |")
+        lines += ["", "| fan-out | plain publisher (msg/s) | through the gateway (msg/s) | ratio | target | met |", "|---|---|---|---|---|---|"]
+        for key in results.fanOut.keys.sorted() {
+            guard let fan = results.fanOut[key] else { continue }
+            lines.append("| \(key == "qos0" ? "QoS 0" : "QoS 1") | \(Int(fan.plainPerSecond)) | \(Int(fan.gatewayPerSecond)) | \(String(format: "%.2f", fan.ratio)) | >= 0.80 | \(met(fan.ratio >= 0.8)) |")
+        }
+        lines += ["", "| home size | characteristics | start -> all retained and read back | resident memory | set round trip p50 / p99 | p50 vs 100-accessory home |", "|---|---|---|---|---|---|"]
+        let smallest = results.scale.first { $0.accessories == 100 } ?? results.scale.first
+        for scale in results.scale {
+            let versus = smallest.map { ratio(scale.setRoundTrip.p50, $0.setRoundTrip.p50) } ?? ""
+            lines.append("| \(scale.accessories) | \(scale.characteristics) | \(String(format: "%.2f", scale.readySeconds)) s | \(scale.residentMegabytes) MB | \(us(scale.setRoundTrip.p50)) / \(us(scale.setRoundTrip.p99)) | \(versus) |")
+        }
+        if let largest = results.scale.last(where: { $0.accessories >= 10_000 }) {
+            lines += ["", "10,000 accessories: all retained within 2 s: \(met(largest.readySeconds <= 2)); memory <= 100 MB: \(met(largest.residentMegabytes <= 100)); set round trip within 10% of the 100-accessory home: \(met(smallest.map { largest.setRoundTrip.p50 <= 1.1 * $0.setRoundTrip.p50 } ?? false))"]
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        let json = (try? encoder.encode(results)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        lines += ["", "```json", json, "```", ""]
+        return lines.joined(separator: "\n")
+    }
+
+    private static func us(_ value: Double) -> String {
+        value >= 1000 ? String(format: "%.2f ms", value / 1000) : String(format: "%.0f µs", value)
+    }
+
+    private static func ratio(_ value: Double, _ baseline: Double) -> String {
+        String(format: "%.2fx", value / max(baseline, 0.001))
+    }
+
+    private static func met(_ condition: Bool) -> String { condition ? "yes" : "no" }
+
+    private static func machine() -> String {
+        let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+            .split(separator: "\n").first { $0.hasPrefix("model name") }?
+            .split(separator: ":", maxSplits: 1).last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
+        return "\(ProcessInfo.processInfo.activeProcessorCount) cores, \(cpu), \(ProcessInfo.processInfo.physicalMemory / 1_073_741_824) GiB"
+    }
+}
