@@ -22,7 +22,7 @@ struct CommandTimings: Sendable {
     }
 
     /// `count`, and p50, p90, p99 and the maximum in microseconds.
-    var summary: [String: Any] {
+    var summary: [String: JSONValue] {
         let sorted = samples.sorted()
         func percentile(_ fraction: Double) -> Double {
             guard !sorted.isEmpty else { return 0 }
@@ -30,8 +30,8 @@ struct CommandTimings: Sendable {
             return microseconds(sorted[max(0, index)])
         }
         return [
-            "count": count, "p50Microseconds": percentile(0.5), "p90Microseconds": percentile(0.9),
-            "p99Microseconds": percentile(0.99), "maxMicroseconds": sorted.last.map(microseconds) ?? 0,
+            "count": .int(count), "p50Microseconds": .number(percentile(0.5)), "p90Microseconds": .number(percentile(0.9)),
+            "p99Microseconds": .number(percentile(0.99)), "maxMicroseconds": .number(sorted.last.map(microseconds) ?? 0),
         ]
     }
 

@@ -111,7 +111,7 @@ extension Gateway {
         switch await outcome(of: write) {
         case .success:
             applyValue(value, to: reference)
-            acknowledge(command.reply, ["ok": true, "value": value.jsonObject, "ms": elapsed(since: command.reply.received)])
+            acknowledge(command.reply, ["ok": true, "value": .value(value), "ms": .number(elapsed(since: command.reply.received))])
         case .failure(let error):
             acknowledge(command.reply, failure: error.status, error.message)
         case nil:
@@ -129,7 +129,7 @@ extension Gateway {
         switch await outcome(of: read) {
         case .success(let value):
             applyValue(value, to: reference)
-            acknowledge(command.reply, ["ok": true, "value": value.jsonObject, "ms": elapsed(since: command.reply.received)])
+            acknowledge(command.reply, ["ok": true, "value": .value(value), "ms": .number(elapsed(since: command.reply.received))])
         case .failure(let error):
             acknowledge(command.reply, failure: error.status, error.message)
         case nil:

@@ -23,7 +23,7 @@ extension Gateway {
         let accessory = homes[location.home].accessories[location.accessory]
         let home = homes[location.home]
         publishReachability(of: accessory, home: home.id)
-        announce("accessory-reachability", ["accessory": accessory.id.rawValue, "name": accessory.name, "home": home.name, "reachable": reachable])
+        announce("accessory-reachability", ["accessory": .string(accessory.id.rawValue), "name": .string(accessory.name), "home": .string(home.name), "reachable": .bool(reachable)])
         layoutDidChange(saving: false)
         if reachable { await refresh(accessory) }
     }

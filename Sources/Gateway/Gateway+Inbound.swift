@@ -56,11 +56,11 @@ extension Gateway {
     }
 
     /// Sends an acknowledgement on the result topic and, when asked for, the response topic.
-    func acknowledge(_ reply: Reply, _ body: [String: Any]) {
+    func acknowledge(_ reply: Reply, _ body: [String: JSONValue]) {
         var body = body
-        if let id = reply.id { body["id"] = id.object }
+        if let id = reply.id { body["id"] = id.json }
         if reply.retained { body["retained"] = true }
-        let payload = JSON.encode(body)
+        let payload = JSONValue.object(body).bytes
         send(reply.resultTopic, payload, retain: false)
         if let responseTopic = reply.responseTopic {
             send(responseTopic.string, payload, retain: false, properties: .init(correlationData: reply.correlationData, contentType: "application/json"))
@@ -70,7 +70,7 @@ extension Gateway {
 
     /// A failed command's acknowledgement: `{"ok": false, "status", "error", "message"}`.
     func acknowledge(_ reply: Reply, failure status: HAPStatus, _ message: String) {
-        acknowledge(reply, ["ok": false, "status": status.rawValue, "error": status.name, "message": message])
+        acknowledge(reply, ["ok": false, "status": .int(status.rawValue), "error": .string(status.name), "message": .string(message)])
     }
 
     /// Names the first level of an unresolved topic for the -70409 message.
@@ -84,16 +84,8 @@ extension Gateway {
     }
 }
 
-/// JSON text for the gateway's payloads, with keys in a stable order.
+/// Reading the JSON bodies of commands and requests.
 enum JSON {
-    static func encode(_ object: Any) -> [UInt8] {
-        guard JSONSerialization.isValidJSONObject(object),
-              let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else {
-            return Array("{}".utf8)
-        }
-        return Array(data)
-    }
-
     /// Parses a payload as a JSON object, if it is one.
     static func object(_ payload: [UInt8]) -> [String: Any]? {
         guard let first = payload.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }), first == UInt8(ascii: "{") else { return nil }
@@ -123,12 +115,12 @@ enum JSONScalar: Sendable {
         }
     }
 
-    var object: Any {
+    var json: JSONValue {
         switch self {
-        case .string(let text): return text
-        case .integer(let value): return value
-        case .number(let value): return value
-        case .bool(let value): return value
+        case .string(let text): return .string(text)
+        case .integer(let value): return .integer(value)
+        case .number(let value): return .number(value)
+        case .bool(let value): return .bool(value)
         }
     }
 }

@@ -28,10 +28,10 @@ extension Gateway {
     }
 
     /// Announces a change on `$events`.
-    func announce(_ event: String, _ fields: [String: Any]) {
+    func announce(_ event: String, _ fields: [String: JSONValue]) {
         var body = fields
-        body["event"] = event
-        send("\(base)/$events", JSON.encode(body), retain: false)
+        body["event"] = .string(event)
+        send("\(base)/$events", JSONValue.object(body).bytes, retain: false)
     }
 
     /// Applies a new layout (a reloaded configuration merged with the store): renames and moves
@@ -61,86 +61,98 @@ extension Gateway {
 
     // MARK: Payloads
 
-    func metaPayload(_ accessory: Accessory, in home: Home) -> [UInt8] {
-        JSON.encode(metaObject(accessory, in: home))
+    func metaPayload(_ accessory: Accessory, in home: Home, index: HomeIndex) -> [UInt8] {
+        JSONValue.object(metaObject(accessory, index: index)).bytes
     }
 
-    private func metaObject(_ accessory: Accessory, in home: Home) -> [String: Any] {
+    private func metaObject(_ accessory: Accessory, index: HomeIndex) -> [String: JSONValue] {
         [
-            "id": accessory.id.rawValue, "name": accessory.name, "manufacturer": accessory.manufacturer, "model": accessory.model,
-            "serialNumber": accessory.serialNumber, "firmwareRevision": accessory.firmwareRevision, "category": accessory.category.name,
-            "room": home.room(of: accessory).name, "bridge": accessory.bridgeID?.rawValue ?? NSNull(),
-            "bridged": home.bridged(by: accessory.id).map(\.id.rawValue),
+            "id": .string(accessory.id.rawValue), "name": .string(accessory.name), "manufacturer": .string(accessory.manufacturer),
+            "model": .string(accessory.model), "serialNumber": .string(accessory.serialNumber),
+            "firmwareRevision": .string(accessory.firmwareRevision), "category": .string(accessory.category.name),
+            "room": .string(index.roomName(of: accessory)), "bridge": .string(accessory.bridgeID?.rawValue),
+            "bridged": .array((index.bridged[accessory.id] ?? []).map(JSONValue.string)),
         ]
     }
 
     func layoutPayload() -> [UInt8] {
-        JSON.encode(["base": base, "homes": homes.map(layoutObject)])
+        JSONValue.object(["base": .string(base), "homes": .array(homes.map(layoutObject))]).bytes
     }
 
-    private func layoutObject(_ home: Home) -> [String: Any] {
-        [
-            "id": home.id.rawValue, "name": home.name, "primary": home.isPrimary, "topic": map.topic(of: .home(home.id)) ?? NSNull(),
-            "rooms": home.allRooms.map { room in
-                ["id": room.id.rawValue, "name": room.name, "topic": map.topic(of: .room(home.id, room.id)) ?? NSNull()] as [String: Any]
-            },
-            "zones": home.zones.map { zone in
-                ["id": zone.id.rawValue, "name": zone.name, "rooms": zone.roomIDs.compactMap { home.room(withID: $0)?.name }] as [String: Any]
-            },
-            "accessories": home.accessories.map { accessoryObject($0, in: home) },
-            "serviceGroups": home.serviceGroups.map { group in
-                ["id": group.id.rawValue, "name": group.name,
-                 "services": group.services.map { ["accessory": $0.accessoryID.rawValue, "service": $0.serviceIID] }] as [String: Any]
-            },
-            "actionSets": home.actionSets.map { set in
-                ["id": set.id.rawValue, "name": set.name, "actions": set.actions.map { action in
-                    ["accessory": action.characteristic.accessoryID.rawValue, "characteristic": action.characteristic.iid, "value": action.value.jsonObject] as [String: Any]
-                }] as [String: Any]
-            },
-            "triggers": home.triggers.map { trigger in
-                ["id": trigger.id.rawValue, "name": trigger.name, "fireDate": ISO8601DateFormatter().string(from: trigger.fireDate),
-                 "enabled": trigger.isEnabled, "actionSets": trigger.actionSetIDs.compactMap { id in home.actionSets.first { $0.id == id }?.name },
-                 "recurrence": trigger.recurrence.map { ["unit": $0.unit.rawValue, "every": $0.every] as [String: Any] } ?? NSNull()] as [String: Any]
-            },
-        ]
+    private func topic(_ target: TopicMap.Target) -> JSONValue {
+        .string(map.topic(of: target))
     }
 
-    private func accessoryObject(_ accessory: Accessory, in home: Home) -> [String: Any] {
-        var object = metaObject(accessory, in: home)
-        object["topic"] = map.topic(of: .accessory(home.id, accessory.id)) ?? NSNull()
-        object["reachable"] = accessory.isReachable
-        object["services"] = accessory.visibleServices.map { service in
-            serviceObject(service, accessory: accessory, home: home)
+    private func layoutObject(_ home: Home) -> JSONValue {
+        let index = HomeIndex(home)
+        let rooms: [JSONValue] = home.allRooms.map { room in
+            .object(["id": .string(room.id.rawValue), "name": .string(room.name), "topic": topic(.room(home.id, room.id))])
         }
-        return object
+        let zones: [JSONValue] = home.zones.map { zone in
+            .object(["id": .string(zone.id.rawValue), "name": .string(zone.name),
+                     "rooms": .array(zone.roomIDs.compactMap { home.room(withID: $0).map { JSONValue.string($0.name) } })])
+        }
+        let groups: [JSONValue] = home.serviceGroups.map { group in
+            .object(["id": .string(group.id.rawValue), "name": .string(group.name), "services": .array(group.services.map { service in
+                .object(["accessory": .string(service.accessoryID.rawValue), "service": .int(service.serviceIID)])
+            })])
+        }
+        let actionSets: [JSONValue] = home.actionSets.map { set in
+            .object(["id": .string(set.id.rawValue), "name": .string(set.name), "actions": .array(set.actions.map { action in
+                .object(["accessory": .string(action.characteristic.accessoryID.rawValue), "characteristic": .int(action.characteristic.iid),
+                         "value": .value(action.value)])
+            })])
+        }
+        let triggers: [JSONValue] = home.triggers.map { trigger in
+            .object([
+                "id": .string(trigger.id.rawValue), "name": .string(trigger.name),
+                "fireDate": .string(ISO8601DateFormatter().string(from: trigger.fireDate)), "enabled": .bool(trigger.isEnabled),
+                "actionSets": .array(trigger.actionSetIDs.compactMap { id in home.actionSets.first { $0.id == id }.map { JSONValue.string($0.name) } }),
+                "recurrence": trigger.recurrence.map { .object(["unit": .string($0.unit.rawValue), "every": .int($0.every)]) } ?? .null,
+            ])
+        }
+        return .object([
+            "id": .string(home.id.rawValue), "name": .string(home.name), "primary": .bool(home.isPrimary), "topic": topic(.home(home.id)),
+            "rooms": .array(rooms), "zones": .array(zones),
+            "accessories": .array(home.accessories.map { accessoryObject($0, in: home, index: index) }),
+            "serviceGroups": .array(groups), "actionSets": .array(actionSets), "triggers": .array(triggers),
+        ])
     }
 
-    private func serviceObject(_ service: Service, accessory: Accessory, home: Home) -> [String: Any] {
+    private func accessoryObject(_ accessory: Accessory, in home: Home, index: HomeIndex) -> JSONValue {
+        var object = metaObject(accessory, index: index)
+        object["topic"] = topic(.accessory(home.id, accessory.id))
+        object["reachable"] = .bool(accessory.isReachable)
+        object["services"] = .array(accessory.visibleServices.map { serviceObject($0, accessory: accessory, home: home) })
+        return .object(object)
+    }
+
+    private func serviceObject(_ service: Service, accessory: Accessory, home: Home) -> JSONValue {
         let reference = ServiceReference(accessoryID: accessory.id, serviceIID: service.iid)
-        return [
-            "iid": service.iid, "type": service.type, "name": service.name ?? NSNull(), "primary": service.isPrimary,
-            "linked": service.linked, "topic": map.topic(of: .service(home.id, reference)) ?? NSNull(),
-            "characteristics": service.characteristics.map { characteristicObject($0, accessory: accessory, home: home) },
-        ]
+        return .object([
+            "iid": .int(service.iid), "type": .string(service.type), "name": .string(service.name), "primary": .bool(service.isPrimary),
+            "linked": .array(service.linked.map(JSONValue.int)), "topic": topic(.service(home.id, reference)),
+            "characteristics": .array(service.characteristics.map { characteristicObject($0, accessory: accessory, home: home) }),
+        ])
     }
 
-    private func characteristicObject(_ characteristic: Characteristic, accessory: Accessory, home: Home) -> [String: Any] {
+    private func characteristicObject(_ characteristic: Characteristic, accessory: Accessory, home: Home) -> JSONValue {
         let reference = CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid)
-        var object: [String: Any] = [
-            "iid": characteristic.iid, "type": characteristic.type, "uuid": characteristic.uuid, "format": characteristic.format.rawValue,
-            "perms": characteristic.perms.map(\.rawValue), "topic": map.topic(of: .characteristic(home.id, reference)) ?? NSNull(),
-            "value": characteristic.value?.jsonObject ?? NSNull(),
+        var object: [String: JSONValue] = [
+            "iid": .int(characteristic.iid), "type": .string(characteristic.type), "uuid": .string(characteristic.uuid),
+            "format": .string(characteristic.format.rawValue), "perms": .array(characteristic.perms.map { .string($0.rawValue) }),
+            "topic": topic(.characteristic(home.id, reference)), "value": .value(characteristic.value),
         ]
         if characteristic.isMomentary { object["momentary"] = true }
-        if let unit = characteristic.unit { object["unit"] = unit }
-        if let minValue = characteristic.minValue { object["minValue"] = minValue }
-        if let maxValue = characteristic.maxValue { object["maxValue"] = maxValue }
-        if let minStep = characteristic.minStep { object["minStep"] = minStep }
-        if let maxLen = characteristic.maxLen { object["maxLen"] = maxLen }
-        if let validValues = characteristic.validValues { object["validValues"] = validValues }
-        if let range = characteristic.validValuesRange { object["validValuesRange"] = range }
-        if let description = characteristic.description { object["description"] = description }
-        return object
+        if let unit = characteristic.unit { object["unit"] = .string(unit) }
+        if let minValue = characteristic.minValue { object["minValue"] = .number(minValue) }
+        if let maxValue = characteristic.maxValue { object["maxValue"] = .number(maxValue) }
+        if let minStep = characteristic.minStep { object["minStep"] = .number(minStep) }
+        if let maxLen = characteristic.maxLen { object["maxLen"] = .int(maxLen) }
+        if let validValues = characteristic.validValues { object["validValues"] = .array(validValues.map(JSONValue.number)) }
+        if let range = characteristic.validValuesRange { object["validValuesRange"] = .array(range.map(JSONValue.number)) }
+        if let description = characteristic.description { object["description"] = .string(description) }
+        return .object(object)
     }
 }
 
@@ -148,7 +160,7 @@ extension Gateway {
 enum LayoutChanges {
     struct Event {
         let kind: String
-        let fields: [String: Any]
+        let fields: [String: JSONValue]
     }
 
     static func events(from before: [Home], to after: [Home]) -> [Event] {
@@ -156,14 +168,14 @@ enum LayoutChanges {
         let old = Dictionary(before.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for home in after {
             guard let previous = old[home.id] else {
-                events.append(Event(kind: "home-added", fields: ["home": home.name]))
+                events.append(Event(kind: "home-added", fields: ["home": .string(home.name)]))
                 continue
             }
-            if previous.name != home.name { events.append(Event(kind: "home-renamed", fields: ["home": home.name, "oldName": previous.name])) }
+            if previous.name != home.name { events.append(Event(kind: "home-renamed", fields: ["home": .string(home.name), "oldName": .string(previous.name)])) }
             events += roomEvents(previous, home) + zoneEvents(previous, home) + accessoryEvents(previous, home)
         }
         for home in before where !after.contains(where: { $0.id == home.id }) {
-            events.append(Event(kind: "home-removed", fields: ["home": home.name]))
+            events.append(Event(kind: "home-removed", fields: ["home": .string(home.name)]))
         }
         return events
     }
@@ -182,8 +194,8 @@ enum LayoutChanges {
         for accessory in after.accessories {
             guard let previous = old[accessory.id], previous.roomID != accessory.roomID else { continue }
             events.append(Event(kind: "accessory-assigned", fields: [
-                "home": after.name, "accessory": accessory.id.rawValue, "name": accessory.name,
-                "room": after.room(of: accessory).name, "oldRoom": before.room(of: previous).name,
+                "home": .string(after.name), "accessory": .string(accessory.id.rawValue), "name": .string(accessory.name),
+                "room": .string(after.room(of: accessory).name), "oldRoom": .string(before.room(of: previous).name),
             ]))
         }
         return events
@@ -194,19 +206,39 @@ enum LayoutChanges {
         let old = Dictionary(before.map { ($0[keyPath: id], $0) }, uniquingKeysWith: { first, _ in first })
         let new = Set(after.map { $0[keyPath: id] })
         for element in after {
-            var fields: [String: Any] = ["home": home, object: element[keyPath: name]]
-            if let accessoryID = element[keyPath: id] as? AccessoryID { fields["id"] = accessoryID.rawValue }
+            var fields: [String: JSONValue] = ["home": .string(home), object: .string(element[keyPath: name])]
+            if let accessoryID = element[keyPath: id] as? AccessoryID { fields["id"] = .string(accessoryID.rawValue) }
             if let previous = old[element[keyPath: id]] {
                 guard previous[keyPath: name] != element[keyPath: name] else { continue }
-                fields["oldName"] = previous[keyPath: name]
+                fields["oldName"] = .string(previous[keyPath: name])
                 events.append(Event(kind: "\(object)-renamed", fields: fields))
             } else {
                 events.append(Event(kind: "\(object)-added", fields: fields))
             }
         }
         for element in before where !new.contains(element[keyPath: id]) {
-            events.append(Event(kind: "\(object)-removed", fields: ["home": home, object: element[keyPath: name]]))
+            events.append(Event(kind: "\(object)-removed", fields: ["home": .string(home), object: .string(element[keyPath: name])]))
         }
         return events
+    }
+}
+
+/// Look-ups over one home done once per payload, not once per accessory.
+struct HomeIndex {
+    /// Bridge id -> the ids behind it, in stable-id order.
+    let bridged: [AccessoryID: [String]]
+    private let roomNames: [RoomID: String]
+
+    init(_ home: Home) {
+        var bridged: [AccessoryID: [String]] = [:]
+        for accessory in home.accessories.sorted(by: { $0.id < $1.id }) {
+            if let bridge = accessory.bridgeID { bridged[bridge, default: []].append(accessory.id.rawValue) }
+        }
+        self.bridged = bridged
+        roomNames = Dictionary(home.allRooms.map { ($0.id, $0.name) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    func roomName(of accessory: Accessory) -> String {
+        accessory.roomID.flatMap { roomNames[$0] } ?? Home.defaultRoom.name
     }
 }

@@ -22,10 +22,10 @@ extension Gateway {
         let responseTopic = "\(base)/$response/\(path)"
         let body = JSON.object(message.payload)
         let transaction = body?["transaction"].flatMap(JSONScalar.init)
-        let respond = { (answer: [String: Any]) in
+        let respond = { (answer: [String: JSONValue]) in
             var answer = answer
-            if let transaction { answer["transaction"] = transaction.object }
-            let payload = JSON.encode(answer)
+            if let transaction { answer["transaction"] = transaction.json }
+            let payload = JSONValue.object(answer).bytes
             self.send(responseTopic, payload, retain: false)
             if let reply = message.properties.responseTopic {
                 self.send(reply.string, payload, retain: false, properties: .init(correlationData: message.properties.correlationData, contentType: "application/json"))
@@ -39,28 +39,28 @@ extension Gateway {
         if levels.count == 2, levels[0] == "gateway", levels[1] == "statistics" {
             let summary = timings.summary
             if body["reset"] as? Bool == true { timings.reset() }
-            respond(["ok": true, "data": summary])
+            respond(["ok": true, "data": .object(summary)])
             return
         }
         guard levels.count == 2, levels[0] == "simulator", let simulator else {
-            respond(["ok": false, "error": "unknown-request", "message": "unknown request \"\(path)\""])
+            respond(["ok": false, "error": "unknown-request", "message": .string("unknown request \"\(path)\"")])
             return
         }
         let verb = String(levels[1])
         let work = Task {
             do {
                 let data = try await self.simulatorRequest(verb, body: body, simulator: simulator)
-                respond(["ok": true, "data": data])
+                respond(["ok": true, "data": .object(data)])
             } catch let error as RequestError {
-                respond(["ok": false, "error": error.code, "message": error.message])
+                respond(["ok": false, "error": .string(error.code), "message": .string(error.message)])
             } catch {
-                respond(["ok": false, "error": "invalid-request", "message": "\(error)"])
+                respond(["ok": false, "error": "invalid-request", "message": .string("\(error)")])
             }
         }
         workers.append(work)
     }
 
-    private func simulatorRequest(_ verb: String, body: [String: Any], simulator: Simulator) async throws -> [String: Any] {
+    private func simulatorRequest(_ verb: String, body: [String: Any], simulator: Simulator) async throws -> [String: JSONValue] {
         guard ["update", "reachability", "behaviour", "flood"].contains(verb) else {
             throw RequestError(code: "unknown-request", message: "unknown simulator request \"\(verb)\"; known: update, reachability, behaviour, flood")
         }
@@ -80,7 +80,7 @@ extension Gateway {
             try await device { try await simulator.update(reference, to: value) }
             // Published before the answer, so whoever reads the answer finds the value retained.
             if characteristic.supportsEvents, await simulator.isReachable(id) { applyValue(value, to: reference) }
-            return ["accessory": id.rawValue, "iid": reference.iid, "value": value.jsonObject]
+            return ["accessory": .string(id.rawValue), "iid": .int(reference.iid), "value": .value(value)]
         case "reachability":
             guard let reachable = body["reachable"] as? Bool else { throw RequestError.invalid("\"reachable\" must be true or false") }
             try await device { try await simulator.setReachable(id, reachable) }
@@ -88,7 +88,7 @@ extension Gateway {
             for affected in [id] + homes.flatMap(\.accessories).filter({ $0.bridgeID == id }).map(\.id) {
                 await setReachable(affected, await simulator.isReachable(affected))
             }
-            return ["accessory": id.rawValue, "reachable": reachable]
+            return ["accessory": .string(id.rawValue), "reachable": .bool(reachable)]
         case "flood":
             let (reference, characteristic) = try characteristic(in: accessory, body: body)
             guard let count = body["count"] as? Int, (1...10_000_000).contains(count) else {
@@ -98,7 +98,7 @@ extension Gateway {
                 throw RequestError.invalid("flood needs a numeric characteristic with a minimum and a maximum")
             }
             try await device { try await simulator.flood(reference, count: count, range: lower...upper) }
-            return ["accessory": id.rawValue, "iid": reference.iid, "count": count]
+            return ["accessory": .string(id.rawValue), "iid": .int(reference.iid), "count": .int(count)]
         case "behaviour":
             var latency: Duration?
             if let milliseconds = body["latency_ms"] {
@@ -117,7 +117,7 @@ extension Gateway {
                 }
             }
             try await device { try await simulator.setBehaviour(id, latency: latency, failStatus: failStatus, clearFailure: clear) }
-            return ["accessory": id.rawValue]
+            return ["accessory": .string(id.rawValue)]
         default:
             throw RequestError(code: "unknown-request", message: "unknown simulator request \"\(verb)\"; known: update, reachability, behaviour, flood")
         }

@@ -44,9 +44,10 @@ extension Gateway {
     func desiredRetained() -> [String: [UInt8]] {
         var desired: [String: [UInt8]] = ["\(base)/$layout": layoutPayload()]
         for home in homes {
+            let index = HomeIndex(home)
             for accessory in home.accessories {
                 guard let topic = map.topic(of: .accessory(home.id, accessory.id)) else { continue }
-                desired["\(topic)/$meta"] = metaPayload(accessory, in: home)
+                desired["\(topic)/$meta"] = metaPayload(accessory, in: home, index: index)
                 desired["\(topic)/$reachable"] = Array((accessory.isReachable ? "true" : "false").utf8)
                 for service in accessory.visibleServices {
                     for characteristic in service.characteristics where !characteristic.isMomentary {

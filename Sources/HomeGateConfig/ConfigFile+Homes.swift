@@ -61,15 +61,16 @@ enum HomesSection {
             }
             home.rooms.append(room)
         }
+        let rooms = Rooms(home)
         for item in try keys["zones"]?.sequence() ?? [] {
-            let zone = try readZone(item, home: home)
+            let zone = try readZone(item, rooms: rooms)
             try namespace.claim(zone.name, at: item)
             if home.zones.contains(where: { $0.id == zone.id }) { throw item.error("the zone id \"\(zone.id)\" is used twice") }
             home.zones.append(zone)
         }
         var devices: [Simulator.Device] = []
         for item in try keys["accessories"]?.sequence() ?? [] {
-            devices += try readAccessory(item, home: home, bridge: nil, accessoryIDs: &accessoryIDs)
+            devices += try readAccessory(item, rooms: rooms, bridge: nil, accessoryIDs: &accessoryIDs)
         }
         home.accessories = devices.map(\.accessory)
         return (home, devices)
@@ -87,13 +88,13 @@ enum HomesSection {
         return Room(id: id, name: name)
     }
 
-    private static func readZone(_ node: ConfigNode, home: Home) throws(ConfigError) -> Zone {
+    private static func readZone(_ node: ConfigNode, rooms: Rooms) throws(ConfigError) -> Zone {
         let keys = try node.mapping(allowed: ["name", "id", "rooms"])
         let name = try homeKitName(try required(keys, "name", in: node))
         let id = ZoneID(try optionalIdentifier(keys["id"]) ?? Slug.make(name, fallback: "zone"))
         var roomIDs: [RoomID] = []
         for item in try keys["rooms"]?.sequence() ?? [] {
-            let room = try roomID(named: try item.nonEmptyString(), in: home, at: item)
+            let room = try roomID(named: try item.nonEmptyString(), in: rooms, at: item)
             guard room != Home.defaultRoom.id else { throw item.error("the default room cannot be in a zone") }
             roomIDs.append(room)
         }
@@ -101,7 +102,7 @@ enum HomesSection {
     }
 
     /// An accessory (and, for a bridge, the accessories behind it) as simulator devices.
-    private static func readAccessory(_ node: ConfigNode, home: Home, bridge: AccessoryID?, accessoryIDs: inout [AccessoryID: ConfigNode]) throws(ConfigError) -> [Simulator.Device] {
+    private static func readAccessory(_ node: ConfigNode, rooms: Rooms, bridge: AccessoryID?, accessoryIDs: inout [AccessoryID: ConfigNode]) throws(ConfigError) -> [Simulator.Device] {
         let keys = try node.mapping(allowed: bridge == nil ? accessoryKeys : accessoryKeys.filter { $0 != "bridged" })
         let name = try required(keys, "name", in: node).nonEmptyString()
         let id = AccessoryID(try optionalIdentifier(keys["id"]) ?? "sim-" + Slug.make(name, fallback: "accessory"))
@@ -118,7 +119,7 @@ enum HomesSection {
         if let serial = keys["serial"] { blueprint.serialNumber = try serial.nonEmptyString() }
         if let firmware = keys["firmware"] { blueprint.firmwareRevision = try firmware.nonEmptyString() }
         if let room = keys["room"] {
-            let id = try roomID(named: try room.nonEmptyString(), in: home, at: room)
+            let id = try roomID(named: try room.nonEmptyString(), in: rooms, at: room)
             blueprint.roomID = id == Home.defaultRoom.id ? nil : id
         }
         var accessory: Accessory
@@ -131,7 +132,7 @@ enum HomesSection {
         let device = Simulator.Device(accessory: accessory, behaviour: try behaviour(keys), drifts: try drifts(services, in: accessory))
         var devices = [device]
         for item in bridgedNodes {
-            devices += try readAccessory(item, home: home, bridge: id, accessoryIDs: &accessoryIDs)
+            devices += try readAccessory(item, rooms: rooms, bridge: id, accessoryIDs: &accessoryIDs)
         }
         return devices
     }
@@ -311,13 +312,29 @@ enum HomesSection {
         return value
     }
 
-    private static func roomID(named name: String, in home: Home, at node: ConfigNode) throws(ConfigError) -> RoomID {
-        if HomeKitName.key(name) == HomeKitName.key(Home.defaultRoom.name) { return Home.defaultRoom.id }
-        guard let room = home.rooms.first(where: { HomeKitName.key($0.name) == HomeKitName.key(name) }) else {
+    /// A home's rooms by comparison key, built once per home.
+    struct Rooms {
+        let home: Home
+        private let byKey: [String: Room]
+
+        init(_ home: Home) {
+            self.home = home
+            byKey = Dictionary(home.rooms.map { (HomeKitName.key($0.name), $0) }, uniquingKeysWith: { first, _ in first })
+        }
+
+        func room(_ name: String) -> RoomID? {
+            let key = HomeKitName.key(name)
+            return key == HomeKitName.key(Home.defaultRoom.name) ? Home.defaultRoom.id : byKey[key]?.id
+        }
+    }
+
+    private static func roomID(named name: String, in rooms: Rooms, at node: ConfigNode) throws(ConfigError) -> RoomID {
+        let home = rooms.home
+        guard let room = rooms.room(name) else {
             let known = home.rooms.map { "\"\($0.name)\"" }.joined(separator: ", ")
             throw node.error("no room \"\(name)\" in \(home.name) (its rooms: \(known.isEmpty ? "none" : known))")
         }
-        return room.id
+        return room
     }
 
     /// The names used in one home (rooms, zones, ...), compared the HomeKit way.
@@ -336,3 +353,4 @@ enum HomesSection {
         }
     }
 }
+

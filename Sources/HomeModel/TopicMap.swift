@@ -67,11 +67,15 @@ public struct TopicMap: Sendable {
         let homePath = Path(topic: "\(base)/\(segment)", key: Slug.canonical(segment))
         record(.home(home.id), homePath)
         let roomSegments = Self.roomSegments(home)
+        let known = Set(home.rooms.map(\.id))
+        let byRoom = Dictionary(grouping: home.accessories) { accessory in
+            accessory.roomID.flatMap { known.contains($0) ? $0 : nil } ?? Home.defaultRoom.id
+        }
         for room in home.allRooms {
             guard let roomSegment = roomSegments[room.id] else { continue }
             let roomPath = homePath.appending(roomSegment)
             record(.room(home.id, room.id), roomPath)
-            let accessories = home.accessories(in: room.id)
+            let accessories = byRoom[room.id] ?? []
             let accessorySegments = Slug.assign(accessories.map { (id: $0.id, slug: Slug.make($0.name, fallback: "accessory")) })
             for accessory in accessories {
                 guard let accessorySegment = accessorySegments[accessory.id] else { continue }

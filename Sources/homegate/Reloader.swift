@@ -12,7 +12,7 @@ struct Reloader: Sendable {
     let store: HomeStore
     let logger: Logger
 
-    /// The layout to start with: the configuration's homes merged with the store's; both saved.
+    /// The layout to start with: the configuration's homes merged with the store's.
     func initialLayout(_ file: ConfigFile) throws -> [Home] {
         try merge(file.homes)
     }
@@ -34,7 +34,7 @@ struct Reloader: Sendable {
         let stored = try store.hasLayout() ? store.loadHomes() : nil
         let lastApplied = try store.lastAppliedConfiguration().flatMap { try? JSONDecoder().decode([Home].self, from: $0) }
         let homes = LayoutMerge.merge(stored: stored, lastApplied: lastApplied, configuration: configured)
-        try store.saveHomes(homes)
+        // The engine stores the merged layout once it has the devices' structure.
         try store.saveLastAppliedConfiguration(JSONEncoder().encode(configured))
         return homes
     }
