@@ -17,6 +17,10 @@ public protocol AccessoryDriver: Sendable {
     /// - Throws: ``DriverError`` with the device's HAP status. Cancellation stops the wait.
     func write(_ value: Value, to characteristic: CharacteristicReference) async throws(DriverError)
 
+    /// A write the device confirms at once: its result without a suspension, or nil when the
+    /// device needs time (then the engine calls ``write(_:to:)``). Network devices return nil.
+    func writeNow(_ value: Value, to characteristic: CharacteristicReference) -> Result<Void, DriverError>?
+
     /// Changes reported by the devices: values (events, drift, physical changes) and
     /// reachability. One stream per driver, for one consumer, in order.
     var events: AsyncStream<AccessoryEvent> { get }
@@ -41,4 +45,10 @@ public struct DriverError: Error, Equatable, CustomStringConvertible {
     }
 
     public var description: String { message }
+}
+
+extension AccessoryDriver {
+    public func writeNow(_ value: Value, to characteristic: CharacteristicReference) -> Result<Void, DriverError>? {
+        nil
+    }
 }

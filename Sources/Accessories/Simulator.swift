@@ -1,4 +1,5 @@
 import HomeModel
+import Synchronization
 
 /// HomeGate's HomeKit Accessory Simulator: accessories and bridges that behave like real ones.
 ///
@@ -8,7 +9,7 @@ import HomeModel
 /// ``update(_:to:)``. Confirmed writes send no event (a HomeKit accessory does not notify the
 /// controller that made the change); every other change of a characteristic with the `ev`
 /// permission does, in order, on ``events`` (the others are found by polling).
-public actor Simulator: AccessoryDriver {
+public final class Simulator: AccessoryDriver, Sendable {
     /// One simulated accessory: its structure and how it behaves.
     public struct Device: Sendable, Hashable {
         public var accessory: Accessory
@@ -55,32 +56,39 @@ public actor Simulator: AccessoryDriver {
     }
 
     /// Changes on the device side, in order. One consumer.
-    public nonisolated let events: AsyncStream<AccessoryEvent>
+    public let events: AsyncStream<AccessoryEvent>
     private let sink: AsyncStream<AccessoryEvent>.Continuation
-    private var devices: [AccessoryID: Device]
-    /// The accessory's own reachability flag (its bridge's is separate).
-    private var ownReachability: [AccessoryID: Bool]
     private let order: [AccessoryID]
     private let clock: any Clock<Duration>
-    private var random: SeededRandom
+    /// The devices, behind a lock: a write without latency completes without a suspension.
+    private let state: Mutex<State>
+
+    struct State {
+        var devices: [AccessoryID: Device]
+        /// The accessory's own reachability flag (its bridge's is separate).
+        var ownReachability: [AccessoryID: Bool]
+        var random: SeededRandom
+    }
 
     /// - Parameters:
     ///   - devices: the accessories; an accessory's `isReachable` is its reachability at start.
     ///   - clock: the clock latencies and drift run on (tests inject their own).
     ///   - seed: the seed of the random numbers behind failures and drift.
     public init(devices: [Device], clock: any Clock<Duration> = ContinuousClock(), seed: UInt64 = .random(in: 0...UInt64.max)) {
-        self.devices = Dictionary(devices.map { ($0.accessory.id, $0) }, uniquingKeysWith: { first, _ in first })
-        self.ownReachability = Dictionary(devices.map { ($0.accessory.id, $0.accessory.isReachable) }, uniquingKeysWith: { first, _ in first })
         var seen: Set<AccessoryID> = []
         self.order = devices.map(\.accessory.id).filter { seen.insert($0).inserted }
         self.clock = clock
-        self.random = SeededRandom(seed: seed)
+        self.state = Mutex(State(
+            devices: Dictionary(devices.map { ($0.accessory.id, $0) }, uniquingKeysWith: { first, _ in first }),
+            ownReachability: Dictionary(devices.map { ($0.accessory.id, $0.accessory.isReachable) }, uniquingKeysWith: { first, _ in first }),
+            random: SeededRandom(seed: seed)
+        ))
         (events, sink) = AsyncStream.makeStream(of: AccessoryEvent.self)
     }
 
     /// Runs the drifting sensors until cancelled.
     public func run() async throws {
-        let drifts = order.flatMap { id in (devices[id]?.drifts ?? []).map { (id, $0) } }
+        let drifts = state.withLock { state in order.flatMap { id in (state.devices[id]?.drifts ?? []).map { (id, $0) } } }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (id, drift) in drifts {
                 group.addTask { try await self.runDrift(drift, of: id) }
@@ -91,15 +99,150 @@ public actor Simulator: AccessoryDriver {
 
     // MARK: AccessoryDriver
 
-    public func accessories() -> [Accessory] {
-        order.compactMap { id in
-            guard var accessory = devices[id]?.accessory else { return nil }
-            accessory.isReachable = isReachable(id)
-            return accessory
+    nonisolated(nonsending) public func accessories() async -> [Accessory] {
+        state.withLock { state in
+            order.compactMap { id in
+                guard var accessory = state.devices[id]?.accessory else { return nil }
+                accessory.isReachable = state.isReachable(id)
+                return accessory
+            }
         }
     }
 
-    public func read(_ reference: CharacteristicReference) async throws(DriverError) -> Value {
+    nonisolated(nonsending) public func read(_ reference: CharacteristicReference) async throws(DriverError) -> Value {
+        try state.withLock { state throws(DriverError) in try state.read(reference) }
+    }
+
+    nonisolated(nonsending) public func write(_ value: Value, to reference: CharacteristicReference) async throws(DriverError) {
+        let (name, latency) = try state.withLock { state throws(DriverError) in try state.checkWrite(value, to: reference) }
+        if latency > .zero {
+            do {
+                try await clock.sleep(for: latency, tolerance: nil)
+            } catch {
+                throw DriverError(.timedOut, "the write to \(name) was cancelled")
+            }
+        }
+        try state.withLock { state throws(DriverError) in try state.completeWrite(value, to: reference) }
+    }
+
+    /// A write the device confirms at once (no latency): done here, without a suspension; nil
+    /// when the device takes time (then use ``write(_:to:)``).
+    public func writeNow(_ value: Value, to reference: CharacteristicReference) -> Result<Void, DriverError>? {
+        state.withLock { state -> Result<Void, DriverError>? in state.writeNow(value, to: reference) }
+    }
+
+    // MARK: Controls: what a person does to the device
+
+    /// A change made on the device itself: it reaches ``events`` like any device event. On an
+    /// unreachable accessory the state changes silently (the refresh when it is back shows it).
+    nonisolated(nonsending) public func update(_ reference: CharacteristicReference, to value: Value) async throws(DriverError) {
+        try updateNow(reference, to: value)
+    }
+
+    private func updateNow(_ reference: CharacteristicReference, to value: Value) throws(DriverError) {
+        let event = try state.withLock { state throws(DriverError) in try state.update(reference, to: value) }
+        if let event { sink.yield(event) }
+    }
+
+    /// Takes an accessory off the network or back. For a bridge, everything behind it follows;
+    /// one reachability event per accessory whose reachability changed.
+    nonisolated(nonsending) public func setReachable(_ id: AccessoryID, _ reachable: Bool) async throws(DriverError) {
+        let events = try state.withLock { state throws(DriverError) in try state.setReachable(id, reachable, order: order) }
+        for event in events { sink.yield(event) }
+    }
+
+    /// Changes how an accessory answers writes from now on; nil leaves a setting as it is.
+    /// A fail status makes every write fail (failure rate 1); `clearFailure` lets them succeed.
+    nonisolated(nonsending) public func setBehaviour(_ id: AccessoryID, latency: Duration? = nil, failStatus: HAPStatus? = nil, clearFailure: Bool = false) async throws(DriverError) {
+        try state.withLock { state throws(DriverError) in
+            guard var device = state.devices[id] else { throw DriverError(.noSuchResource, "no simulated accessory \"\(id)\"") }
+            if let latency { device.behaviour.latency = latency }
+            if let failStatus {
+                device.behaviour.failStatus = failStatus
+                device.behaviour.failureRate = 1
+            }
+            if clearFailure { device.behaviour.failureRate = 0 }
+            state.devices[id] = device
+        }
+    }
+
+    /// A load for benchmarks: `count` changes of a numeric characteristic, one after the other as
+    /// fast as they can be handed over, cycling through whole numbers within `range`, starting
+    /// after the current value so every change is a change.
+    nonisolated(nonsending) public func flood(_ reference: CharacteristicReference, count: Int, range: ClosedRange<Double>) async throws(DriverError) {
+        let characteristic = try state.withLock { state throws(DriverError) in try state.lookUp(reference).1 }
+        let span = max(2, Int(range.upperBound - range.lowerBound) + 1)
+        let start = Int((characteristic.value?.number ?? range.lowerBound) - range.lowerBound) + 1
+        for index in 0..<count {
+            let number = range.lowerBound + Double((start + index) % span)
+            try updateNow(reference, to: Self.value(number, format: characteristic.format))
+        }
+    }
+
+    /// The accessory's reachability: its own, and its bridge's.
+    nonisolated(nonsending) public func isReachable(_ id: AccessoryID) async -> Bool {
+        state.withLock { $0.isReachable(id) }
+    }
+
+    /// A number as a value of a numeric format.
+    static func value(_ number: Double, format: Format) -> Value {
+        switch format {
+        case .float: return .float(number)
+        case .int: return .int(Int64(number))
+        default: return .uint(UInt64(max(0, number)))
+        }
+    }
+
+    // MARK: Internals
+
+    private func runDrift(_ drift: Drift, of id: AccessoryID) async throws {
+        while true {
+            try await clock.sleep(for: drift.interval, tolerance: nil)
+            step(drift, of: id)
+        }
+    }
+
+    /// One random step of a drifting characteristic.
+    func step(_ drift: Drift, of id: AccessoryID) {
+        let next: (CharacteristicReference, Value)? = state.withLock { state in
+            guard let (_, characteristic) = state.devices[id]?.accessory.characteristic(drift.iid) else { return nil }
+            let current = characteristic.value?.number ?? drift.range.lowerBound
+            let steps = Double(Int(state.random.next() % 3) - 1) // -1, 0 or +1 step
+            var next = current + steps * drift.step
+            if !drift.range.contains(next) { next = current - steps * drift.step }
+            next = Self.round(next, toStep: drift.step)
+            next = min(max(next, drift.range.lowerBound), drift.range.upperBound)
+            guard next != current else { return nil }
+            return (CharacteristicReference(accessoryID: id, iid: drift.iid), Self.value(next, format: characteristic.format))
+        }
+        if let (reference, value) = next { try? updateNow(reference, to: value) }
+    }
+}
+
+extension Simulator.State {
+    func isReachable(_ id: AccessoryID) -> Bool {
+        guard ownReachability[id] == true else { return false }
+        guard let bridge = devices[id]?.accessory.bridgeID else { return true }
+        return ownReachability[bridge] ?? true
+    }
+
+    func lookUp(_ reference: CharacteristicReference) throws(DriverError) -> (Accessory, Characteristic) {
+        guard let accessory = devices[reference.accessoryID]?.accessory else {
+            throw DriverError(.noSuchResource, "no simulated accessory \"\(reference.accessoryID)\"")
+        }
+        guard let (_, characteristic) = accessory.characteristic(reference.iid) else {
+            throw DriverError(.noSuchResource, "\(accessory.name) has no characteristic with iid \(reference.iid)")
+        }
+        return (accessory, characteristic)
+    }
+
+    func requireReachable(_ accessory: Accessory) throws(DriverError) {
+        guard isReachable(accessory.id) else {
+            throw DriverError(.communicationFailure, "\(accessory.name) is unreachable")
+        }
+    }
+
+    func read(_ reference: CharacteristicReference) throws(DriverError) -> Value {
         let (accessory, characteristic) = try lookUp(reference)
         try requireReachable(accessory)
         do {
@@ -113,7 +256,8 @@ public actor Simulator: AccessoryDriver {
         return value
     }
 
-    public func write(_ value: Value, to reference: CharacteristicReference) async throws(DriverError) {
+    /// The checks before a write; returns the accessory's name and its latency.
+    func checkWrite(_ value: Value, to reference: CharacteristicReference) throws(DriverError) -> (name: String, latency: Duration) {
         let (accessory, characteristic) = try lookUp(reference)
         try requireReachable(accessory)
         do {
@@ -121,26 +265,33 @@ public actor Simulator: AccessoryDriver {
         } catch {
             throw DriverError(error.status, error.message)
         }
-        let behaviour = devices[reference.accessoryID]?.behaviour ?? Behaviour()
-        if behaviour.latency > .zero {
-            do {
-                try await clock.sleep(for: behaviour.latency, tolerance: nil)
-            } catch {
-                throw DriverError(.timedOut, "the write to \(accessory.name) was cancelled")
-            }
-            try requireReachable(accessory) // it may have dropped off meanwhile
-        }
+        return (accessory.name, devices[reference.accessoryID]?.behaviour.latency ?? .zero)
+    }
+
+    /// The end of a write: still reachable, not failing: the value is the device's now.
+    mutating func completeWrite(_ value: Value, to reference: CharacteristicReference) throws(DriverError) {
+        let (accessory, _) = try lookUp(reference)
+        try requireReachable(accessory) // it may have dropped off during the latency
+        let behaviour = devices[reference.accessoryID]?.behaviour ?? Simulator.Behaviour()
         if behaviour.failureRate > 0, random.nextUnit() < behaviour.failureRate {
             throw DriverError(behaviour.failStatus, "\(accessory.name) refused the write (\(behaviour.failStatus.name))")
         }
         devices[reference.accessoryID]?.accessory.setValue(value, iid: reference.iid)
     }
 
-    // MARK: Controls: what a person does to the device
+    /// A write without latency, all at once; nil when the device takes time.
+    mutating func writeNow(_ value: Value, to reference: CharacteristicReference) -> Result<Void, DriverError>? {
+        do {
+            guard try checkWrite(value, to: reference).latency == .zero else { return nil }
+            try completeWrite(value, to: reference)
+            return .success(())
+        } catch {
+            return .failure(error)
+        }
+    }
 
-    /// A change made on the device itself: it reaches ``events`` like any device event. On an
-    /// unreachable accessory the state changes silently (the refresh when it is back shows it).
-    public func update(_ reference: CharacteristicReference, to value: Value) throws(DriverError) {
+    /// A change on the device; the event to report, if any.
+    mutating func update(_ reference: CharacteristicReference, to value: Value) throws(DriverError) -> AccessoryEvent? {
         let (accessory, characteristic) = try lookUp(reference)
         do {
             try characteristic.validate(value)
@@ -149,102 +300,17 @@ public actor Simulator: AccessoryDriver {
         }
         if !characteristic.isMomentary { devices[reference.accessoryID]?.accessory.setValue(value, iid: reference.iid) }
         // Like a HAP accessory: only characteristics with the `ev` permission notify; the others are polled.
-        if isReachable(accessory.id), characteristic.supportsEvents { sink.yield(.value(reference, value)) }
+        return isReachable(accessory.id) && characteristic.supportsEvents ? .value(reference, value) : nil
     }
 
-    /// Takes an accessory off the network or back. For a bridge, everything behind it follows;
-    /// one reachability event per accessory whose reachability changed.
-    public func setReachable(_ id: AccessoryID, _ reachable: Bool) throws(DriverError) {
+    mutating func setReachable(_ id: AccessoryID, _ reachable: Bool, order: [AccessoryID]) throws(DriverError) -> [AccessoryEvent] {
         guard devices[id] != nil else { throw DriverError(.noSuchResource, "no simulated accessory \"\(id)\"") }
         let affected = [id] + order.filter { devices[$0]?.accessory.bridgeID == id }
         let before = affected.map(isReachable)
         ownReachability[id] = reachable
-        for (accessory, was) in zip(affected, before) where isReachable(accessory) != was {
-            sink.yield(.reachability(accessory, reachable: isReachable(accessory)))
+        return zip(affected, before).compactMap { accessory, was in
+            isReachable(accessory) != was ? .reachability(accessory, reachable: isReachable(accessory)) : nil
         }
-    }
-
-    /// Changes how an accessory answers writes from now on; nil leaves a setting as it is.
-    /// A fail status makes every write fail (failure rate 1); `clearFailure` lets them succeed.
-    public func setBehaviour(_ id: AccessoryID, latency: Duration? = nil, failStatus: HAPStatus? = nil, clearFailure: Bool = false) throws(DriverError) {
-        guard var device = devices[id] else { throw DriverError(.noSuchResource, "no simulated accessory \"\(id)\"") }
-        if let latency { device.behaviour.latency = latency }
-        if let failStatus {
-            device.behaviour.failStatus = failStatus
-            device.behaviour.failureRate = 1
-        }
-        if clearFailure { device.behaviour.failureRate = 0 }
-        devices[id] = device
-    }
-
-    /// A load for benchmarks: `count` changes of a numeric characteristic, one after the other as
-    /// fast as they can be handed over, cycling through whole numbers within `range`.
-    public func flood(_ reference: CharacteristicReference, count: Int, range: ClosedRange<Double>) throws(DriverError) {
-        let (_, characteristic) = try lookUp(reference)
-        let span = max(2, Int(range.upperBound - range.lowerBound) + 1)
-        // Start after the current value, so every change is a change.
-        let start = Int((characteristic.value?.number ?? range.lowerBound) - range.lowerBound) + 1
-        for index in 0..<count {
-            let number = range.lowerBound + Double((start + index) % span)
-            let value: Value
-            switch characteristic.format {
-            case .float: value = .float(number)
-            case .int: value = .int(Int64(number))
-            default: value = .uint(UInt64(max(0, number)))
-            }
-            try update(reference, to: value)
-        }
-    }
-
-    /// The accessory's reachability: its own, and its bridge's.
-    public func isReachable(_ id: AccessoryID) -> Bool {
-        guard ownReachability[id] == true else { return false }
-        guard let bridge = devices[id]?.accessory.bridgeID else { return true }
-        return ownReachability[bridge] ?? true
-    }
-
-    // MARK: Internals
-
-    private func lookUp(_ reference: CharacteristicReference) throws(DriverError) -> (Accessory, Characteristic) {
-        guard let accessory = devices[reference.accessoryID]?.accessory else {
-            throw DriverError(.noSuchResource, "no simulated accessory \"\(reference.accessoryID)\"")
-        }
-        guard let (_, characteristic) = accessory.characteristic(reference.iid) else {
-            throw DriverError(.noSuchResource, "\(accessory.name) has no characteristic with iid \(reference.iid)")
-        }
-        return (accessory, characteristic)
-    }
-
-    private func requireReachable(_ accessory: Accessory) throws(DriverError) {
-        guard isReachable(accessory.id) else {
-            throw DriverError(.communicationFailure, "\(accessory.name) is unreachable")
-        }
-    }
-
-    private func runDrift(_ drift: Drift, of id: AccessoryID) async throws {
-        while true {
-            try await clock.sleep(for: drift.interval, tolerance: nil)
-            step(drift, of: id)
-        }
-    }
-
-    /// One random step of a drifting characteristic.
-    func step(_ drift: Drift, of id: AccessoryID) {
-        guard let (_, characteristic) = devices[id]?.accessory.characteristic(drift.iid) else { return }
-        let current = characteristic.value?.number ?? drift.range.lowerBound
-        let steps = Double(Int(random.next() % 3) - 1) // -1, 0 or +1 step
-        var next = current + steps * drift.step
-        if !drift.range.contains(next) { next = current - steps * drift.step }
-        next = Self.round(next, toStep: drift.step)
-        next = min(max(next, drift.range.lowerBound), drift.range.upperBound)
-        guard next != current else { return }
-        let value: Value
-        switch characteristic.format {
-        case .float: value = .float(next)
-        case .int: value = .int(Int64(next))
-        default: value = .uint(UInt64(max(0, next)))
-        }
-        try? update(CharacteristicReference(accessoryID: id, iid: drift.iid), to: value)
     }
 }
 

@@ -49,7 +49,14 @@ extension Gateway {
         do {
             let action = try kind == .set ? .write(parseValue(message.payload, body: body, for: characteristic)) : Command.Action.read
             if kind == .get { try characteristic.validateRead() }
-            enqueue(Command(action: action, reply: reply), for: reference)
+            let command = Command(action: action, reply: reply)
+            // Nothing waiting and a device that answers at once: done here, without a task.
+            if case .write(let value) = action, queues[reference] == nil, !draining.contains(reference),
+               let result = driver.writeNow(value, to: reference) {
+                finishWrite(result, value: value, command: command, on: reference)
+                return
+            }
+            enqueue(command, for: reference)
         } catch {
             acknowledge(reply, failure: error.status, error.message)
         }
@@ -109,17 +116,25 @@ extension Gateway {
         let driver = driver
         let write = Task { await Self.write(value, to: reference, with: driver) }
         switch await outcome(of: write) {
-        case .success:
-            applyValue(value, to: reference)
-            acknowledge(command.reply, ["ok": true, "value": .value(value), "ms": .number(elapsed(since: command.reply.received))])
-        case .failure(let error):
-            acknowledge(command.reply, failure: error.status, error.message)
+        case .some(let result):
+            finishWrite(result, value: value, command: command, on: reference)
         case nil:
             acknowledge(command.reply, failure: .timedOut, "\(name(of: reference)) did not confirm the write within \(seconds(configuration.writeTimeout))")
             // Should the device confirm after all, the retained value follows it (no second acknowledgement).
             Task {
                 if case .success = await write.value { self.applyValue(value, to: reference) }
             }
+        }
+    }
+
+    /// The device answered a write: the value into the tree and its topic, then the acknowledgement.
+    private func finishWrite(_ result: Result<Void, DriverError>, value: Value, command: Command, on reference: CharacteristicReference) {
+        switch result {
+        case .success:
+            applyValue(value, to: reference)
+            acknowledge(command.reply, ["ok": true, "value": .value(value), "ms": .number(elapsed(since: command.reply.received))])
+        case .failure(let error):
+            acknowledge(command.reply, failure: error.status, error.message)
         }
     }
 

@@ -9,9 +9,10 @@ extension Gateway {
     /// stores it (names, rooms: not for mere reachability).
     func layoutDidChange(saving: Bool) {
         layoutChanged = true
-        guard saving else { return }
+        guard saving, homes != savedHomes else { return }
         do {
             try store?.saveHomes(homes)
+            savedHomes = homes
         } catch {
             logger.error("could not save the layout: \(error)")
         }

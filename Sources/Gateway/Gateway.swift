@@ -49,6 +49,8 @@ public actor Gateway {
 
     /// The tree, with the devices' structure, values and reachability.
     var homes: [Home]
+    /// The layout as last stored (so an unchanged layout is not written again).
+    var savedHomes: [Home]?
     var map: TopicMap
     /// Where each accessory is: home index and accessory index, for O(1) look-ups.
     var locations: [AccessoryID: (home: Int, accessory: Int)] = [:]
@@ -81,8 +83,11 @@ public actor Gateway {
     ///   - homes: the layout (from ``LayoutMerge``); accessories the driver knows get its
     ///     structure, values and reachability, the others are shown unreachable.
     ///   - simulator: the simulator, when the driver is one, for the `$request/simulator/...` controls.
+    ///   - storedHomes: the layout the store holds now, if the caller read it (saves a write when
+    ///     nothing changed).
     public init(configuration: Configuration, bus: any MessageBus, driver: any AccessoryDriver, simulator: Simulator? = nil,
-                store: HomeStore?, homes: [Home], logger: Logger) {
+                store: HomeStore?, homes: [Home], storedHomes: [Home]? = nil, logger: Logger) {
+        self.savedHomes = storedHomes
         self.configuration = configuration
         self.bus = bus
         self.driver = driver

@@ -12,16 +12,18 @@ struct Reloader: Sendable {
     let store: HomeStore
     let logger: Logger
 
-    /// The layout to start with: the configuration's homes merged with the store's.
-    func initialLayout(_ file: ConfigFile) throws -> [Home] {
-        try merge(file.homes)
+    /// The layout to start with (the configuration's homes merged with the store's), and the
+    /// layout the store holds.
+    func initialLayout(_ file: ConfigFile) throws -> (homes: [Home], stored: [Home]?) {
+        let stored = try store.hasLayout() ? store.loadHomes() : nil
+        return (try merge(file.homes, stored: stored), stored)
     }
 
     /// Reads the configuration file again; nil (logged) if it is wrong: the running layout stays.
     func reload() -> [Home]? {
         do {
             let file = try ConfigFile.load(path: configPath, overrides: overrides)
-            return try merge(file.homes)
+            return try merge(file.homes, stored: store.hasLayout() ? store.loadHomes() : nil)
         } catch let error as ConfigError {
             logger.error("the configuration was not reloaded: \(error)")
         } catch {
@@ -30,12 +32,11 @@ struct Reloader: Sendable {
         return nil
     }
 
-    private func merge(_ configured: [Home]) throws -> [Home] {
-        let stored = try store.hasLayout() ? store.loadHomes() : nil
+    private func merge(_ configured: [Home], stored: [Home]?) throws -> [Home] {
         let lastApplied = try store.lastAppliedConfiguration().flatMap { try? JSONDecoder().decode([Home].self, from: $0) }
         let homes = LayoutMerge.merge(stored: stored, lastApplied: lastApplied, configuration: configured)
         // The engine stores the merged layout once it has the devices' structure.
-        try store.saveLastAppliedConfiguration(JSONEncoder().encode(configured))
+        if lastApplied != configured { try store.saveLastAppliedConfiguration(JSONEncoder().encode(configured)) }
         return homes
     }
 }

@@ -55,11 +55,12 @@ struct RunCommand: AsyncParsableCommand {
         }
         let store: HomeStore
         let homes: [Home]
+        let storedHomes: [Home]?
         let reloader: Reloader
         do {
             store = try HomeStore(directory: file.dataDirectory)
             reloader = Reloader(configPath: config, overrides: overrides, store: store, logger: logger)
-            homes = try reloader.initialLayout(file)
+            (homes, storedHomes) = try reloader.initialLayout(file)
         } catch {
             printError("\(error)")
             throw HomeGateExit.configuration
@@ -69,7 +70,7 @@ struct RunCommand: AsyncParsableCommand {
         let engine = Gateway(
             configuration: Gateway.Configuration(baseTopic: file.baseTopic, writeTimeout: file.engine.writeTimeout,
                                                  queueLimit: file.engine.queueLimit, pollInterval: file.engine.pollInterval),
-            bus: client, driver: simulator, simulator: simulator, store: store, homes: homes, logger: logger
+            bus: client, driver: simulator, simulator: simulator, store: store, homes: homes, storedHomes: storedHomes, logger: logger
         )
         let service = GatewayService(client: client, engine: engine, simulator: simulator, baseTopic: file.baseTopic, reloader: reloader, logger: logger)
         let group = ServiceGroup(
