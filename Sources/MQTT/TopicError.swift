@@ -61,26 +61,39 @@ enum Topic {
     /// with more than 201 levels.
     static let maximumLevels = 201
 
-    /// Checks what every topic name and filter must satisfy; returns its levels.
-    static func validateCommon(_ topic: String) throws(TopicError) -> [Substring] {
+    /// Checks what every topic name and filter must satisfy. One pass over the UTF-8 bytes; only
+    /// non-ASCII text looks at Unicode scalars.
+    static func validateCommon(_ topic: String) throws(TopicError) {
         if topic.isEmpty { throw TopicError(.empty, topic: topic) }
-        let bytes = topic.utf8.count
-        if bytes > maximumLength { throw TopicError(.tooLong(bytes: bytes), topic: topic) }
-        for scalar in topic.unicodeScalars {
-            let value = scalar.value
-            if value == 0 { throw TopicError(.nul, topic: topic) }
-            if value <= 0x1F || (0x7F...0x9F).contains(value) {
-                throw TopicError(.controlCharacter(scalar), topic: topic)
+        var bytes = 0
+        var separators = 0
+        var ascii = true
+        for byte in topic.utf8 {
+            bytes += 1
+            if byte == UInt8(ascii: "/") {
+                separators += 1
+            } else if byte < 0x20 || byte == 0x7F {
+                throw byte == 0 ? TopicError(.nul, topic: topic) : TopicError(.controlCharacter(Unicode.Scalar(byte)), topic: topic)
+            } else if byte >= 0x80 {
+                ascii = false
             }
+        }
+        if bytes > maximumLength { throw TopicError(.tooLong(bytes: bytes), topic: topic) }
+        if !ascii { try validateScalars(topic) }
+        if separators + 1 > maximumLevels {
+            throw TopicError(.tooManyLevels(separators + 1), topic: topic)
+        }
+    }
+
+    /// The checks non-ASCII text needs: C1 control characters and Unicode non-characters.
+    private static func validateScalars(_ topic: String) throws(TopicError) {
+        for scalar in topic.unicodeScalars where scalar.value >= 0x80 {
+            let value = scalar.value
+            if value <= 0x9F { throw TopicError(.controlCharacter(scalar), topic: topic) }
             if (0xFDD0...0xFDEF).contains(value) || value & 0xFFFE == 0xFFFE {
                 throw TopicError(.nonCharacter(scalar), topic: topic)
             }
         }
-        let levels = topic.split(separator: "/", omittingEmptySubsequences: false)
-        if levels.count > maximumLevels {
-            throw TopicError(.tooManyLevels(levels.count), topic: topic)
-        }
-        return levels
     }
 
     static func codePoint(_ scalar: Unicode.Scalar) -> String {

@@ -7,7 +7,8 @@ public struct TopicFilter: Hashable, Sendable, CustomStringConvertible {
     /// Validates `string` as a topic filter.
     /// - Throws: ``TopicError`` saying what is wrong.
     public init(_ string: String) throws(TopicError) {
-        let levels = try Topic.validateCommon(string)
+        try Topic.validateCommon(string)
+        let levels = string.split(separator: "/", omittingEmptySubsequences: false)
         for (index, level) in levels.enumerated() {
             if level.contains("#") && (level != "#" || index != levels.count - 1) {
                 throw TopicError(.multiLevelWildcardNotLast, topic: string)

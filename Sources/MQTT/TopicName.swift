@@ -10,9 +10,9 @@ public struct TopicName: Hashable, Sendable, CustomStringConvertible, Comparable
     /// Validates `string` as a topic name.
     /// - Throws: ``TopicError`` saying what is wrong.
     public init(_ string: String) throws(TopicError) {
-        _ = try Topic.validateCommon(string)
-        for character in string where character == "+" || character == "#" {
-            throw TopicError(.wildcardInName(character), topic: string)
+        try Topic.validateCommon(string)
+        for byte in string.utf8 where byte == UInt8(ascii: "+") || byte == UInt8(ascii: "#") {
+            throw TopicError(.wildcardInName(Character(Unicode.Scalar(byte))), topic: string)
         }
         self.string = string
     }
