@@ -19,18 +19,26 @@ extension Gateway {
             // What the broker holds retained (compared with the tree at the next sync marker).
             seenRetained[topic] = message.payload.isEmpty ? nil : message.payload
         }
-        if first == "$request" {
+        let isRequest = first == "$request"
+        guard isRequest || levels.last == "set" || levels.last == "get" else { return }
+        if message.retain {
+            if message.payload.isEmpty || isReplay(topic, message.payload) { return } // our own clearing, or a second copy
+        }
+        if isRequest {
             handleRequest(levels: Array(levels.dropFirst()), message: message)
             return
         }
-        guard let last = levels.last, last == "set" || last == "get" else { return }
-        if message.retain {
-            if message.payload.isEmpty { return } // our own clearing of a retained set
-            // A retained set can reach us twice in one connection (queued in the kept session, and
-            // again as retained on subscribe): it runs once.
-            guard executedRetainedCommands.insert(topic + "\u{0}" + message.payloadString).inserted else { return }
-        }
+        let last = levels[levels.count - 1]
         handleCommand(last == "set" ? .set : .get, levels: Array(levels.dropLast()), message: message)
+    }
+
+    /// Whether a retained command or request is a second copy of one already run on this
+    /// connection: while a connection synchronises, one sent while the gateway was away can arrive
+    /// twice (queued in the kept session, then again as retained when the subscription is made).
+    /// After the synchronisation every retained command runs.
+    private func isReplay(_ topic: String, _ payload: [UInt8]) -> Bool {
+        guard sync != nil else { return false }
+        return !executedRetainedCommands.insert(topic + "\u{0}" + String(decoding: payload, as: UTF8.self)).inserted
     }
 
     /// Where and how a command's acknowledgement goes.

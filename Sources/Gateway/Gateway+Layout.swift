@@ -37,14 +37,19 @@ extension Gateway {
 
     /// Applies a new layout (a reloaded configuration merged with the store): renames and moves
     /// change topics; old retained topics are cleared and values republished on the new ones.
-    public func reload(homes newHomes: [Home]) {
+    /// - Returns: the accessories of `newHomes` left out because no driver knows them yet (they
+    ///   appear at the next start).
+    @discardableResult
+    public func reload(homes newHomes: [Home]) -> Set<AccessoryID> {
         let before = homes
         var merged = newHomes
+        var leftOut: Set<AccessoryID> = []
         for homeIndex in merged.indices {
             // Devices keep their structure, values and reachability; unknown ones cannot appear on a reload.
             merged[homeIndex].accessories = merged[homeIndex].accessories.compactMap { accessory in
                 guard var current = self.accessory(accessory.id)?.accessory else {
                     logger.notice("accessory \(accessory.id) is new in the configuration; it appears at the next start")
+                    leftOut.insert(accessory.id)
                     return nil
                 }
                 current.name = accessory.name
@@ -58,6 +63,7 @@ extension Gateway {
         for event in LayoutChanges.events(from: before, to: homes) { announce(event.kind, event.fields) }
         republishAfterLayoutChange()
         logger.info("configuration reloaded")
+        return leftOut
     }
 
     // MARK: Payloads
@@ -206,9 +212,15 @@ enum LayoutChanges {
         var events: [Event] = []
         let old = Dictionary(before.map { ($0[keyPath: id], $0) }, uniquingKeysWith: { first, _ in first })
         let new = Set(after.map { $0[keyPath: id] })
+        func fields(_ element: T) -> [String: JSONValue] {
+            // An accessory is named by its id (as in accessory-reachability), with its name beside it.
+            if let accessoryID = element[keyPath: id] as? AccessoryID {
+                return ["home": .string(home), "accessory": .string(accessoryID.rawValue), "name": .string(element[keyPath: name])]
+            }
+            return ["home": .string(home), object: .string(element[keyPath: name])]
+        }
         for element in after {
-            var fields: [String: JSONValue] = ["home": .string(home), object: .string(element[keyPath: name])]
-            if let accessoryID = element[keyPath: id] as? AccessoryID { fields["id"] = .string(accessoryID.rawValue) }
+            var fields = fields(element)
             if let previous = old[element[keyPath: id]] {
                 guard previous[keyPath: name] != element[keyPath: name] else { continue }
                 fields["oldName"] = .string(previous[keyPath: name])
@@ -218,7 +230,7 @@ enum LayoutChanges {
             }
         }
         for element in before where !new.contains(element[keyPath: id]) {
-            events.append(Event(kind: "\(object)-removed", fields: ["home": .string(home), object: .string(element[keyPath: name])]))
+            events.append(Event(kind: "\(object)-removed", fields: fields(element)))
         }
         return events
     }

@@ -17,7 +17,6 @@ extension Gateway {
     }
 
     func handleRequest(levels: [Substring], message: Message) {
-        if message.retain && message.payload.isEmpty { return }
         let path = levels.joined(separator: "/")
         let responseTopic = "\(base)/$response/\(path)"
         let body = JSON.object(message.payload)

@@ -24,6 +24,7 @@ extension Gateway {
     func finishSync() {
         guard sync != nil else { return }
         sync = nil
+        executedRetainedCommands.removeAll()
         let seen = seenRetained
         seenRetained.removeAll()
         let desired = desiredRetained()

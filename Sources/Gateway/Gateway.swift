@@ -64,7 +64,8 @@ public actor Gateway {
     /// recorded always, since they arrive as soon as the subscription is restored, before the
     /// gateway hears of the connection.
     var seenRetained: [String: [UInt8]] = [:]
-    /// Retained commands run on this connection (topic and payload), so each runs once.
+    /// Retained commands and requests run during this synchronisation (topic and payload), so a
+    /// second copy of one is not run again.
     var executedRetainedCommands: Set<String> = []
     /// Per characteristic: writes and reads waiting, in arrival order.
     var queues: [CharacteristicReference: [Command]] = [:]

@@ -214,6 +214,12 @@ enum HomesSection {
                 if let maximum = characteristic.maxValue, upper > maximum { throw node.error("max \(Value.format(upper)) is above \(name)'s maximum \(Value.format(maximum))") }
                 let step = try number(try required(keys, "step", in: node))
                 guard step > 0 else { throw (keys["step"] ?? node).error("must be positive, got \(Value.format(step))") }
+                if characteristic.format != .float, step != step.rounded() {
+                    throw (keys["step"] ?? node).error("\(name) takes whole numbers; the step must be one, got \(Value.format(step))")
+                }
+                if let minStep = characteristic.minStep, minStep > 0, abs((step / minStep).rounded() - step / minStep) > 1e-9 {
+                    throw (keys["step"] ?? node).error("must be a multiple of \(name)'s step \(Value.format(minStep)), got \(Value.format(step))")
+                }
                 let every = try required(keys, "every", in: node).seconds(in: 0.01...86_400)
                 result.append(Simulator.Drift(iid: characteristic.iid, range: lower...upper, step: step, interval: every))
             }

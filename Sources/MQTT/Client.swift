@@ -162,6 +162,24 @@ public final class Client: Sendable {
     ///   connection drops before it is written); a refusal by the broker (MQTT 5 reason code);
     ///   ``ClientError/stopped`` if the client stops first.
     nonisolated(nonsending) public func publish(_ message: Message) async throws {
+        let (mid, handOff, kind) = try handOver(message)
+        let code = try await awaitAcknowledgement(of: mid, kind: kind, handOff: handOff).reasonCode
+        if code >= 0x80 { throw ClientError(.publishRefused(topic: message.topic.string, code: code)) }
+    }
+
+    /// Hands a message to libmosquitto now, in call order, without waiting for the broker: for
+    /// a stream of messages (values, acknowledgements) where order matters and the caller must
+    /// not wait a round trip per message. QoS 1 and 2 messages are kept across a reconnect as
+    /// with ``publish(_:)``; a refusal by the broker is only logged.
+    /// - Throws: ``ClientError/notConnected`` for QoS 0 without a connection; a message
+    ///   property MQTT cannot carry; a libmosquitto error.
+    public func send(_ message: Message) throws(ClientError) {
+        let (mid, _, kind) = try handOver(message)
+        forgetAcknowledgement(of: mid, kind: kind)
+    }
+
+    /// Hands a message to libmosquitto; the caller then waits for, or forgets, its acknowledgement.
+    private func handOver(_ message: Message) throws(ClientError) -> (mid: Int32, handOff: HandOff, kind: PendingKind) {
         let properties = try PropertyList(message.properties, protocolVersion: configuration.protocolVersion)
         defer { properties.free() }
         var mid: Int32 = 0
@@ -175,31 +193,7 @@ public final class Client: Sendable {
             endHandOff()
             throw rc == MOSQ_ERR_NO_CONN.rawValue ? ClientError.notConnected : Library.error("mosquitto_publish_v5", rc)
         }
-        let kind: PendingKind = message.qos == .atMostOnce ? .publishQoS0 : .publishQueued
-        let code = try await awaitAcknowledgement(of: mid, kind: kind, handOff: handOff).reasonCode
-        if code >= 0x80 { throw ClientError(.publishRefused(topic: message.topic.string, code: code)) }
-    }
-
-    /// Hands a message to libmosquitto now, in call order, without waiting for the broker: for
-    /// a stream of messages (values, acknowledgements) where order matters and the caller must
-    /// not wait a round trip per message. QoS 1 and 2 messages are kept across a reconnect as
-    /// with ``publish(_:)``; a refusal by the broker is only logged.
-    /// - Throws: ``ClientError/notConnected`` for QoS 0 without a connection; a message
-    ///   property MQTT cannot carry; a libmosquitto error.
-    public func send(_ message: Message) throws(ClientError) {
-        let properties = try PropertyList(message.properties, protocolVersion: configuration.protocolVersion)
-        defer { properties.free() }
-        var mid: Int32 = 0
-        _ = beginHandOff()
-        let rc = message.payload.withUnsafeBytes { bytes in
-            mosquitto_publish_v5(handle.pointer, &mid, message.topic.string, Int32(bytes.count), bytes.baseAddress, message.qos.rawValue, message.retain, properties.list)
-        }
-        let queued = rc == MOSQ_ERR_SUCCESS.rawValue || (rc == MOSQ_ERR_NO_CONN.rawValue && message.qos != .atMostOnce)
-        guard queued else {
-            endHandOff()
-            throw rc == MOSQ_ERR_NO_CONN.rawValue ? ClientError.notConnected : Library.error("mosquitto_publish_v5", rc)
-        }
-        forgetAcknowledgement(of: mid, kind: message.qos == .atMostOnce ? .publishQoS0 : .publishQueued)
+        return (mid, handOff, message.qos == .atMostOnce ? .publishQoS0 : .publishQueued)
     }
 
     /// Subscribes, and keeps the subscriptions: they are made again after every reconnect.

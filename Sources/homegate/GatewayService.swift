@@ -78,8 +78,9 @@ struct GatewayService: ServiceLifecycle.Service {
     private func reloadOnHangUp() async {
         for await _ in await UnixSignalsSequence(trapping: .sighup) {
             logger.info("SIGHUP: reloading the configuration")
-            guard let homes = reloader.reload() else { continue }
-            await engine.reload(homes: homes)
+            guard let (homes, configured) = reloader.reload() else { continue }
+            let leftOut = await engine.reload(homes: homes)
+            reloader.recordApplied(configured, leavingOut: leftOut)
         }
     }
 

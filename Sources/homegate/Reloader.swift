@@ -19,11 +19,13 @@ struct Reloader: Sendable {
         return (try merge(file.homes, stored: stored), stored)
     }
 
-    /// Reads the configuration file again; nil (logged) if it is wrong: the running layout stays.
-    func reload() -> [Home]? {
+    /// Reads the configuration file again: the merged layout and the configuration's homes; nil
+    /// (logged) if it is wrong: the running layout stays. ``recordApplied(_:leavingOut:)`` must
+    /// follow once the engine took the layout.
+    func reload() -> (homes: [Home], configured: [Home])? {
         do {
             let file = try ConfigFile.load(path: configPath, overrides: overrides)
-            return try merge(file.homes, stored: store.hasLayout() ? store.loadHomes() : nil)
+            return (try merge(file.homes, stored: store.hasLayout() ? store.loadHomes() : nil, recording: false), file.homes)
         } catch let error as ConfigError {
             logger.error("the configuration was not reloaded: \(error)")
         } catch {
@@ -32,11 +34,23 @@ struct Reloader: Sendable {
         return nil
     }
 
-    private func merge(_ configured: [Home], stored: [Home]?) throws -> [Home] {
+    /// Records the configuration as applied, without the accessories the engine left out (so the
+    /// next start still sees them as new in the file).
+    func recordApplied(_ configured: [Home], leavingOut leftOut: Set<AccessoryID>) {
+        var applied = configured
+        for index in applied.indices { applied[index].accessories.removeAll { leftOut.contains($0.id) } }
+        do {
+            try store.saveLastAppliedConfiguration(JSONEncoder().encode(applied))
+        } catch {
+            logger.error("could not record the configuration as applied: \(error)")
+        }
+    }
+
+    private func merge(_ configured: [Home], stored: [Home]?, recording: Bool = true) throws -> [Home] {
         let lastApplied = try store.lastAppliedConfiguration().flatMap { try? JSONDecoder().decode([Home].self, from: $0) }
         let homes = LayoutMerge.merge(stored: stored, lastApplied: lastApplied, configuration: configured)
         // The engine stores the merged layout once it has the devices' structure.
-        if lastApplied != configured { try store.saveLastAppliedConfiguration(JSONEncoder().encode(configured)) }
+        if recording, lastApplied != configured { try store.saveLastAppliedConfiguration(JSONEncoder().encode(configured)) }
         return homes
     }
 }

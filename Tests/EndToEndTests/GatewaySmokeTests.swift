@@ -18,3 +18,46 @@ struct GatewaySmokeTests {
         try await fixture.stop()
     }
 }
+
+@Suite("gateway: reloads and repeated retained commands")
+struct GatewayReloadTests {
+    @Test("an accessory added by SIGHUP appears at the next start")
+    func addedBySIGHUPAppearsAtNextStart() async throws {
+        let fixture = try await GatewayFixture.demo()
+        let text = try String(contentsOfFile: fixture.configFile, encoding: .utf8)
+        let added = text.replacingOccurrences(of: "      - id: sim-tv-outlet\n", with: """
+              - id: sim-new-lamp
+                name: New Lamp
+                room: Kitchen
+                services:
+                  - type: lightbulb
+                    characteristics: {on: true}
+              - id: sim-tv-outlet
+
+        """)
+        #expect(added != text)
+        try added.write(toFile: fixture.configFile, atomically: true, encoding: .utf8)
+        fixture.gateway.signal(SIGHUP)
+        try await fixture.gateway.waitForOutput(containing: "accessory sim-new-lamp is new in the configuration; it appears at the next start")
+        try await fixture.gateway.waitForOutput(containing: "configuration reloaded")
+        try await fixture.stop(keepBroker: true)
+
+        let restarted = try await GatewayFixture.start(config: added, broker: fixture.broker, folder: fixture.folder)
+        let ack = try await restarted.command("homegate/demo-home/kitchen/new-lamp/lightbulb/on/set", "off")
+        #expect(ack["ok"] as? Bool == true, "\(ack)")
+        try await restarted.stop()
+    }
+
+    @Test("a retained set published twice with the same payload runs twice")
+    func retainedTwice() async throws {
+        let fixture = try await GatewayFixture.demo()
+        let topic = "homegate/demo-home/living-room/floor-lamp/lightbulb/brightness/set"
+        let first = try await fixture.command(topic, "70", retain: true)
+        #expect(first["retained"] as? Bool == true && first["ok"] as? Bool == true)
+        _ = try await fixture.command("homegate/demo-home/living-room/floor-lamp/lightbulb/brightness/set", "30")
+        let second = try await fixture.command(topic, "70", retain: true)
+        #expect(second["retained"] as? Bool == true && second["ok"] as? Bool == true, "\(second)")
+        #expect(try await fixture.retained()["homegate/demo-home/living-room/floor-lamp/lightbulb/brightness"] == "70")
+        try await fixture.stop()
+    }
+}

@@ -450,8 +450,8 @@ struct TreeContractTests {
         fixture.gateway.signal(SIGHUP)
         try await fixture.gateway.waitForOutput(containing: "configuration reloaded")
 
-        let accessoryEvent = try await fixture.waitForEvent("accessory-renamed") { $0["id"] as? String == "sim-lamp-1" }
-        #expect(accessoryEvent["accessory"] as? String == "Standard Lamp")
+        let accessoryEvent = try await fixture.waitForEvent("accessory-renamed") { $0["accessory"] as? String == "sim-lamp-1" }
+        #expect(accessoryEvent["name"] as? String == "Standard Lamp")
         #expect(accessoryEvent["oldName"] as? String == "Floor Lamp")
         let roomEvent = try await fixture.waitForEvent("room-renamed")
         #expect(roomEvent["room"] as? String == "Lounge")

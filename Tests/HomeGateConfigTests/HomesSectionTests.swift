@@ -133,3 +133,27 @@ struct HomesSectionTests {
         }
     }
 }
+
+@Suite("Configuration: drift steps")
+struct DriftStepTests {
+    @Test("a drift's step must fit the characteristic", arguments: [
+        ("current-temperature", "{value: 20, drift: {min: 18, max: 24, step: 0.25, every: 1}}", "must be a multiple of current-temperature's step 0.1, got 0.25"),
+        ("brightness", "{value: 50, drift: {min: 0, max: 100, step: 0.5, every: 1}}", "brightness takes whole numbers; the step must be one, got 0.5"),
+    ])
+    func steps(_ characteristic: String, _ entry: String, _ expected: String) {
+        let type = characteristic == "brightness" ? "lightbulb" : "temperature-sensor"
+        let text = "homes:\n  - name: A\n    accessories:\n      - name: L\n        services:\n          - type: \(type)\n            characteristics:\n              \(characteristic): \(entry)\n"
+        #expect {
+            try ConfigFile.parse(text, file: "/x/homegate.yml")
+        } throws: { error in
+            (error as? ConfigError)?.description.contains(expected) == true
+        }
+    }
+
+    @Test("a drift on the characteristic's step is accepted")
+    func accepted() throws {
+        let text = "homes:\n  - name: A\n    accessories:\n      - name: L\n        services:\n          - type: temperature-sensor\n            characteristics:\n              current-temperature: {value: 20, drift: {min: 18, max: 24, step: 0.5, every: 1}}\n"
+        let config = try ConfigFile.parse(text, file: "/x/homegate.yml")
+        #expect(config.simulatorDevices[0].drifts[0].step == 0.5)
+    }
+}
