@@ -14,9 +14,20 @@ public final class GatewayFixture: Sendable {
     public let configFile: String
 
     /// The demo configuration (`config/demo.yml`) with the broker's URL and a fresh data folder.
+    /// The kitchen sensor's drift is slowed from every 5 s to every hour, so that tests comparing
+    /// snapshots (retained values against `$layout`) do not race a drift step on a loaded machine;
+    /// drift itself has tests of its own.
     public static func demo(extraArguments: [String] = [], broker existing: Mosquitto? = nil) async throws -> GatewayFixture {
+        try await start(config: demoText(), extraArguments: extraArguments, broker: existing)
+    }
+
+    /// The demo configuration's text as ``demo(extraArguments:broker:)`` runs it, with `extra`
+    /// appended (a `gateway:` section).
+    public static func demoText(appending extra: String = "") throws -> String {
         let text = try String(contentsOf: PackageRoot.url.appendingPathComponent("config/demo.yml"), encoding: .utf8)
-        return try await start(config: text, extraArguments: extraArguments, broker: existing)
+        let slowed = text.replacingOccurrences(of: "every: 5}", with: "every: 3600}")
+        guard slowed != text else { throw FixtureError("config/demo.yml no longer has the kitchen sensor's `every: 5}`; update GatewayFixture.demoText") }
+        return extra.isEmpty ? slowed : slowed + "\n" + extra + "\n"
     }
 
     /// Starts a broker (unless given one), writes `config` (its `mqtt.url` is replaced by the

@@ -219,7 +219,7 @@ public enum TreeConfig {
 
     /// The text of `config/demo.yml`.
     public static func demo() throws -> String {
-        try String(contentsOf: PackageRoot.url.appendingPathComponent("config/demo.yml"), encoding: .utf8)
+        try GatewayFixture.demoText()
     }
 
     /// A configuration with one home, `Test Home` (rooms `rooms`), the given accessories (YAML

@@ -46,11 +46,6 @@ extension GatewayFixture {
         throw FixtureError("$layout has no characteristic with topic \(topic)")
     }
 
-    /// The text of `config/demo.yml`, with `extra` appended (a `gateway:` section).
-    public static func demoText(appending extra: String = "") throws -> String {
-        let text = try String(contentsOf: PackageRoot.url.appendingPathComponent("config/demo.yml"), encoding: .utf8)
-        return extra.isEmpty ? text : text + "\n" + extra + "\n"
-    }
 }
 
 /// A JSON object received over MQTT (an acknowledgement or a request's answer): the message,
