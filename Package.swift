@@ -100,6 +100,7 @@ let package = Package(
         .testTarget(name: "HomeModelTests", dependencies: ["HomeModel"]),
         .testTarget(name: "HomeStoreTests", dependencies: ["HomeStore", "HomeModel", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "AccessoriesTests", dependencies: ["Accessories", "HomeModel"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HomeModel", "Accessories", "MQTT"]),
         .testTarget(name: "EndToEndTests", dependencies: ["homegate", "MQTT", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -24,6 +24,7 @@ extension Gateway {
 
     /// A set or get arrived on `levels` (after the base, without `set`/`get`).
     func handleCommand(_ kind: CommandKind, levels: [Substring], message: Message) {
+        metrics.recordCommand(kind: kind == .set ? "set" : "get")
         let body = JSON.object(message.payload)
         let reply = Reply(to: message, id: body?["id"])
         if message.retain {

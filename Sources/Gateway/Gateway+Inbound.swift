@@ -8,7 +8,12 @@ extension Gateway {
     /// gets; retained messages seen while synchronising are remembered for the comparison.
     func handle(_ message: Message) {
         let topic = message.topic.string
-        guard topic.hasPrefix(base + "/") else { return }
+        guard topic.hasPrefix(base + "/") else {
+            if let prefix = configuration.homeAssistantPrefix, topic == "\(prefix)/status", message.payloadString == "online" {
+                republishDiscovery()
+            }
+            return
+        }
         let levels = topic.dropFirst(base.count + 1).split(separator: "/", omittingEmptySubsequences: false)
         guard let first = levels.first else { return }
         if first == "$sync" {
@@ -64,7 +69,7 @@ extension Gateway {
     }
 
     /// Sends an acknowledgement on the result topic and, when asked for, the response topic.
-    func acknowledge(_ reply: Reply, _ body: [String: JSONValue]) {
+    func acknowledge(_ reply: Reply, _ body: [String: JSONValue], status: HAPStatus = .success) {
         var body = body
         if let id = reply.id { body["id"] = id.json }
         if reply.retained { body["retained"] = true }
@@ -73,12 +78,14 @@ extension Gateway {
         if let responseTopic = reply.responseTopic {
             send(responseTopic.string, payload, retain: false, properties: .init(correlationData: reply.correlationData, contentType: "application/json"))
         }
-        timings.record(reply.received.duration(to: .now))
+        let duration = reply.received.duration(to: .now)
+        timings.record(duration)
+        metrics.recordAcknowledgement(status: status.rawValue, seconds: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
     }
 
     /// A failed command's acknowledgement: `{"ok": false, "status", "error", "message"}`.
     func acknowledge(_ reply: Reply, failure status: HAPStatus, _ message: String) {
-        acknowledge(reply, ["ok": false, "status": .int(status.rawValue), "error": .string(status.name), "message": .string(message)])
+        acknowledge(reply, ["ok": false, "status": .int(status.rawValue), "error": .string(status.name), "message": .string(message)], status: status)
     }
 
     /// Names the first level of an unresolved topic for the -70409 message.

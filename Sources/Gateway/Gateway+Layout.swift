@@ -255,3 +255,15 @@ struct HomeIndex {
         accessory.roomID.flatMap { roomNames[$0] } ?? Home.defaultRoom.name
     }
 }
+
+extension Gateway {
+    /// The metrics in Prometheus' text format.
+    public func metricsText() -> String {
+        let accessories = homes.flatMap(\.accessories)
+        return metrics.exposition(reachable: accessories.filter(\.isReachable).count, accessories: accessories.count,
+                                  queueDepth: queues.values.reduce(0) { $0 + $1.count }, connected: connected)
+    }
+
+    /// Whether the broker connection is up.
+    public var isConnectedToBroker: Bool { connected }
+}

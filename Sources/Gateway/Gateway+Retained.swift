@@ -33,7 +33,10 @@ extension Gateway {
             send(topic, payload, retain: true)
             published += 1
         }
-        let stale = Set(seen.keys).union(ledger).subtracting(desired.keys).filter { !isOwnTopic($0) }
+        // Under the base everything but $state is ours; outside it, only what our ledger recorded
+        // (Home Assistant discovery configs).
+        let stale = Set(seen.keys).filter { !isOwnTopic($0) }.union(ledger.filter { !isOwnTopic($0) || !$0.hasPrefix(base + "/") })
+            .subtracting(desired.keys)
         for topic in stale { send(topic, [], retain: true) }
         retained = desired
         updateLedger(adding: Set(desired.keys), removing: stale)
@@ -41,7 +44,8 @@ extension Gateway {
     }
 
     /// Everything the gateway asserts, retained: `$layout`, and per accessory `$meta`,
-    /// `$reachable` and every value (momentary characteristics excepted).
+    /// `$reachable`, every value (momentary characteristics excepted) as the output setting
+    /// says, and Home Assistant's discovery config when enabled.
     func desiredRetained() -> [String: [UInt8]] {
         var desired: [String: [UInt8]] = ["\(base)/$layout": layoutPayload()]
         for home in homes {
@@ -51,15 +55,52 @@ extension Gateway {
                 desired["\(topic)/$meta"] = metaPayload(accessory, in: home, index: index)
                 desired["\(topic)/$reachable"] = Array((accessory.isReachable ? "true" : "false").utf8)
                 for service in accessory.visibleServices {
+                    if configuration.output.perService, let (serviceTopic, payload) = servicePayload(service, of: accessory, home: home.id) {
+                        desired[serviceTopic] = payload
+                    }
+                    guard configuration.output.perCharacteristic else { continue }
                     for characteristic in service.characteristics where !characteristic.isMomentary {
                         guard let value = characteristic.value,
                               let valueTopic = map.topic(of: .characteristic(home.id, CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid))) else { continue }
                         desired[valueTopic] = Array(value.json.utf8)
                     }
                 }
+                if let discovery = discoveryConfig(accessory, in: home, index: index) {
+                    desired[discovery.topic] = discovery.payload
+                }
             }
         }
         return desired
+    }
+
+    /// A service's values as one JSON object keyed by characteristic segment
+    /// (`{"brightness": 40, "on": true}`), on the service's topic.
+    func servicePayload(_ service: Service, of accessory: Accessory, home: HomeID) -> (String, [UInt8])? {
+        guard let topic = map.topic(of: .service(home, ServiceReference(accessoryID: accessory.id, serviceIID: service.iid))) else { return nil }
+        var object: [String: JSONValue] = [:]
+        for characteristic in service.characteristics where !characteristic.isMomentary {
+            guard let value = characteristic.value,
+                  let valueTopic = map.topic(of: .characteristic(home, CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid))) else { continue }
+            object[String(valueTopic.dropFirst(topic.count + 1))] = .value(value)
+        }
+        return (topic, JSONValue.object(object).bytes)
+    }
+
+    /// The Home Assistant discovery config of an accessory, when discovery is enabled.
+    func discoveryConfig(_ accessory: Accessory, in home: Home, index: HomeIndex) -> (topic: String, payload: [UInt8])? {
+        guard let prefix = configuration.homeAssistantPrefix,
+              let config = HomeAssistantDiscovery.config(for: accessory, in: home, map: map, base: base, prefix: prefix,
+                                                         roomName: index.roomName(of: accessory), bridgeID: accessory.bridgeID) else { return nil }
+        return (config.topic, config.payload.bytes)
+    }
+
+    /// Home Assistant came (back) online: every discovery config again, changed or not.
+    func republishDiscovery() {
+        guard let prefix = configuration.homeAssistantPrefix else { return }
+        for (topic, payload) in retained where topic.hasPrefix("\(prefix)/") {
+            send(topic, payload, retain: true)
+        }
+        logger.info("Home Assistant is online: discovery configs published again")
     }
 
     /// Publishes a characteristic's value: retained, or not for momentary characteristics.
@@ -70,7 +111,16 @@ extension Gateway {
             send(topic, payload, retain: false)
             return
         }
-        assertRetained(topic, payload)
+        if configuration.output.perCharacteristic { assertRetained(topic, payload) }
+        if configuration.output.perService, let (accessory, service) = serviceOf(reference),
+           let (serviceTopic, servicePayload) = servicePayload(service, of: accessory, home: home) {
+            assertRetained(serviceTopic, servicePayload)
+        }
+    }
+
+    private func serviceOf(_ reference: CharacteristicReference) -> (Accessory, Service)? {
+        guard let (_, accessory) = accessory(reference.accessoryID), let (service, _) = accessory.characteristic(reference.iid) else { return nil }
+        return (accessory, service)
     }
 
     func publishReachability(of accessory: Accessory, home: HomeID) {

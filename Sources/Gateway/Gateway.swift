@@ -28,15 +28,35 @@ public actor Gateway {
         public var pollInterval: Duration
         /// At most one `$layout` per this interval while changes keep coming.
         public var layoutInterval: Duration
+        /// Values as one topic per characteristic, one JSON object per service, or both.
+        public var output: Output
+        /// Home Assistant's discovery prefix (`homeassistant`); nil: no discovery.
+        public var homeAssistantPrefix: String?
 
         public init(baseTopic: TopicName, writeTimeout: Duration = .seconds(10), queueLimit: Int = 1000,
-                    pollInterval: Duration = .seconds(30), layoutInterval: Duration = .seconds(1)) {
+                    pollInterval: Duration = .seconds(30), layoutInterval: Duration = .seconds(1),
+                    output: Output = .values, homeAssistantPrefix: String? = nil) {
             self.baseTopic = baseTopic
             self.writeTimeout = writeTimeout
             self.queueLimit = queueLimit
             self.pollInterval = pollInterval
             self.layoutInterval = layoutInterval
+            self.output = output
+            self.homeAssistantPrefix = homeAssistantPrefix
         }
+    }
+
+    /// What is published for values.
+    public enum Output: Sendable {
+        /// One retained topic per characteristic (the default).
+        case values
+        /// One retained JSON object per service (`{"on": true, "brightness": 40}`).
+        case json
+        /// Both.
+        case both
+
+        var perCharacteristic: Bool { self != .json }
+        var perService: Bool { self != .values }
     }
 
     let configuration: Configuration
@@ -73,6 +93,10 @@ public actor Gateway {
     var layoutChanged = false
     /// The gateway's own time per command (`$request/gateway/statistics`).
     var timings = CommandTimings()
+    /// Counters for the metrics endpoint.
+    var metrics = Metrics()
+    /// Whether the broker connection is up (for the metrics and `/health`).
+    var connected = false
     var workers: [Task<Void, Never>] = []
 
     /// A synchronisation after a (re)connect: it ends when the marker comes back.
@@ -123,17 +147,29 @@ public actor Gateway {
     /// as published, so a retained set can be told; QoS 2, so no command arrives twice), and the
     /// synchronisation marker.
     var subscriptions: [Subscription] {
-        [
+        var subscriptions = [
             Subscription(try! TopicFilter("\(base)/#"), qos: .exactlyOnce, noLocal: true, retainAsPublished: true), // swiftlint:disable:this force_try
             Subscription(try! TopicFilter("\(base)/$sync/+"), qos: .atLeastOnce), // swiftlint:disable:this force_try
         ]
+        // Home Assistant announces its restarts; the discovery configs are then published again.
+        if let prefix = configuration.homeAssistantPrefix, let status = try? TopicFilter("\(prefix)/status") {
+            subscriptions.append(Subscription(status, qos: .atLeastOnce))
+        }
+        return subscriptions
     }
 
     private func followConnection() async {
+        var connections = 0
         for await event in bus.connectionEvents() {
             // The client makes the subscriptions again at every connect (the broker then sends
             // every retained message) before it reports the connection.
-            guard case .connected = event else { continue }
+            guard case .connected = event else {
+                if case .disconnected = event { connected = false }
+                continue
+            }
+            connections += 1
+            if connections > 1 { metrics.recordReconnect() }
+            connected = true
             executedRetainedCommands.removeAll()
             beginSync()
         }

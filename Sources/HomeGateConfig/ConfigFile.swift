@@ -26,6 +26,10 @@ public struct ConfigFile: Sendable {
     public var simulatorSeed: UInt64?
     /// The engine's settings (the `gateway:` section).
     public var engine: Engine
+    /// Home Assistant discovery (the `home_assistant:` section).
+    public var homeAssistant: HomeAssistant
+    /// The metrics endpoint (the `metrics:` section), if any.
+    public var metrics: Metrics?
 
     /// The `gateway:` section.
     public struct Engine: Sendable, Equatable {
@@ -35,8 +39,38 @@ public struct ConfigFile: Sendable {
         public var queueLimit = 1000
         /// How often characteristics without events are read (`poll_interval`).
         public var pollInterval: Duration = .seconds(30)
+        /// What is published for values (`output`): one topic per characteristic, one JSON object
+        /// per service, or both.
+        public var output: Output = .values
 
         public init() {}
+    }
+
+    /// `gateway.output`.
+    public enum Output: String, Sendable, CaseIterable {
+        case values, json, both
+    }
+
+    /// The `home_assistant:` section.
+    public struct HomeAssistant: Sendable, Equatable {
+        /// Publish discovery configs (`enabled`, default false).
+        public var enabled = false
+        /// The discovery prefix Home Assistant listens to (`prefix`, default `homeassistant`).
+        public var prefix = "homeassistant"
+
+        public init() {}
+    }
+
+    /// The `metrics:` section: an HTTP endpoint for Prometheus.
+    public struct Metrics: Sendable, Equatable {
+        /// The port (`port`); no section: no endpoint.
+        public var port: Int
+        /// The address to listen on (`host`, default 127.0.0.1).
+        public var host = "127.0.0.1"
+
+        public init(port: Int) {
+            self.port = port
+        }
     }
 
     /// The default base topic.
@@ -74,7 +108,7 @@ public struct ConfigFile: Sendable {
     /// Parses configuration text; `file` names it in errors and anchors relative paths.
     public static func parse(_ text: String, file: String, overrides: Overrides = Overrides(), environment: [String: String] = [:]) throws(ConfigError) -> ConfigFile {
         let root = try ConfigNode.parse(text, file: file)
-        let keys = try root.mapping(allowed: ["base_topic", "data_dir", "log_level", "mqtt", "gateway", "homes", "simulator"])
+        let keys = try root.mapping(allowed: ["base_topic", "data_dir", "log_level", "mqtt", "gateway", "home_assistant", "metrics", "homes", "simulator"])
         let baseTopic = try keys["base_topic"].map(Self.baseTopic) ?? TopicName(uncheckedDefault: defaultBaseTopic)
         var dataDirectory = try keys["data_dir"]?.path() ?? ConfigNode.resolve("data", relativeTo: file)
         if let override = overrides.dataDirectory { dataDirectory = override }
@@ -84,18 +118,50 @@ public struct ConfigFile: Sendable {
         let declared = try HomesSection.read(keys["homes"], file: file)
         let seed = try keys["simulator"].map(Self.simulatorSeed) ?? nil
         let engine = try keys["gateway"].map(Self.engine) ?? Engine()
+        let homeAssistant = try keys["home_assistant"].map(Self.homeAssistant) ?? HomeAssistant()
+        if homeAssistant.enabled, engine.output == .json, let node = keys["home_assistant"] {
+            throw node.error("Home Assistant reads the value topics, which gateway.output json leaves out; use output values or both")
+        }
+        let metrics = try keys["metrics"].map(Self.metrics)
         return ConfigFile(baseTopic: baseTopic, dataDirectory: dataDirectory, logLevel: logLevel, mqtt: mqtt,
-                          homes: declared.homes, simulatorDevices: declared.devices, simulatorSeed: seed, engine: engine)
+                          homes: declared.homes, simulatorDevices: declared.devices, simulatorSeed: seed, engine: engine,
+                          homeAssistant: homeAssistant, metrics: metrics)
     }
 
-    /// The `gateway:` section: `write_timeout`, `queue_limit`, `poll_interval`.
+    /// The `gateway:` section: `write_timeout`, `queue_limit`, `poll_interval`, `output`.
     static func engine(_ node: ConfigNode) throws(ConfigError) -> Engine {
-        let keys = try node.mapping(allowed: ["write_timeout", "queue_limit", "poll_interval"])
+        let keys = try node.mapping(allowed: ["write_timeout", "queue_limit", "poll_interval", "output"])
         var engine = Engine()
         if let timeout = keys["write_timeout"] { engine.writeTimeout = try timeout.seconds(in: 0.01...3600) }
         if let limit = keys["queue_limit"] { engine.queueLimit = try limit.int(in: 1...1_000_000, unit: "commands") }
         if let poll = keys["poll_interval"] { engine.pollInterval = try poll.seconds(in: 0.1...86_400) }
+        if let output = keys["output"] { engine.output = Output(rawValue: try output.choice(Output.allCases.map(\.rawValue)))! }
         return engine
+    }
+
+    /// The `home_assistant:` section: `enabled`, `prefix`.
+    static func homeAssistant(_ node: ConfigNode) throws(ConfigError) -> HomeAssistant {
+        let keys = try node.mapping(allowed: ["enabled", "prefix"])
+        var settings = HomeAssistant()
+        if let enabled = keys["enabled"] { settings.enabled = try enabled.bool() }
+        if let prefix = keys["prefix"] {
+            let text = try prefix.nonEmptyString()
+            do {
+                settings.prefix = try validBaseTopic(text).string
+            } catch {
+                throw prefix.error(error.description)
+            }
+        }
+        return settings
+    }
+
+    /// The `metrics:` section: `port` (required), `host`.
+    static func metrics(_ node: ConfigNode) throws(ConfigError) -> Metrics {
+        let keys = try node.mapping(allowed: ["port", "host"])
+        guard let portNode = keys["port"] else { throw node.error("\"port\" is required here") }
+        var settings = Metrics(port: try portNode.int(in: 1...65_535))
+        if let host = keys["host"] { settings.host = try host.nonEmptyString() }
+        return settings
     }
 
     /// The `simulator:` section: `seed`.

@@ -21,15 +21,18 @@ struct GatewayService: ServiceLifecycle.Service {
     let simulator: Simulator
     let baseTopic: TopicName
     let reloader: Reloader
+    let metricsServer: MetricsServer?
     let logger: Logger
     private let announcer: OnlineAnnouncer
 
-    init(client: MQTT.Client, engine: Gateway, simulator: Simulator, baseTopic: TopicName, reloader: Reloader, logger: Logger) {
+    init(client: MQTT.Client, engine: Gateway, simulator: Simulator, baseTopic: TopicName, reloader: Reloader,
+         metricsServer: MetricsServer?, logger: Logger) {
         self.client = client
         self.engine = engine
         self.simulator = simulator
         self.baseTopic = baseTopic
         self.reloader = reloader
+        self.metricsServer = metricsServer
         self.logger = logger
         self.announcer = OnlineAnnouncer(client: client, topic: Self.stateTopic(baseTopic), logger: logger)
     }
@@ -53,6 +56,15 @@ struct GatewayService: ServiceLifecycle.Service {
             group.addTask { try await engine.run() }
             group.addTask { try? await simulator.run() }
             group.addTask { await reloadOnHangUp() }
+            if let metricsServer {
+                group.addTask {
+                    do {
+                        try await metricsServer.run()
+                    } catch {
+                        logger.error("the metrics endpoint stopped: \(error)")
+                    }
+                }
+            }
             group.addTask {
                 do {
                     try await gracefulShutdown()
@@ -141,5 +153,22 @@ actor OnlineAnnouncer {
 
     func stopAnnouncing() {
         stopping = true
+    }
+}
+
+/// What the metrics endpoint answers: `/metrics` (Prometheus text), `/health` (200 while the
+/// broker connection is up, else 503).
+enum MetricsEndpoint {
+    static func respond(to path: String, engine: Gateway) async -> (status: Int, contentType: String, body: String) {
+        switch path {
+        case "/metrics":
+            return (200, "text/plain; version=0.0.4; charset=utf-8", await engine.metricsText())
+        case "/health":
+            return await engine.isConnectedToBroker
+                ? (200, "text/plain; charset=utf-8", "ok\n")
+                : (503, "text/plain; charset=utf-8", "not connected to the broker\n")
+        default:
+            return (404, "text/plain; charset=utf-8", "not found; try /metrics or /health\n")
+        }
     }
 }

@@ -67,12 +67,31 @@ struct RunCommand: AsyncParsableCommand {
         }
         logger.info("HomeGate starting: broker \(file.mqtt.url), base topic \(file.baseTopic), data in \(file.dataDirectory)")
         let simulator = Simulator(devices: file.simulatorDevices, seed: file.simulatorSeed ?? .random(in: 0...UInt64.max))
+        let output: Gateway.Output = switch file.engine.output {
+        case .values: .values
+        case .json: .json
+        case .both: .both
+        }
         let engine = Gateway(
             configuration: Gateway.Configuration(baseTopic: file.baseTopic, writeTimeout: file.engine.writeTimeout,
-                                                 queueLimit: file.engine.queueLimit, pollInterval: file.engine.pollInterval),
+                                                 queueLimit: file.engine.queueLimit, pollInterval: file.engine.pollInterval,
+                                                 output: output, homeAssistantPrefix: file.homeAssistant.enabled ? file.homeAssistant.prefix : nil),
             bus: client, driver: simulator, simulator: simulator, store: store, homes: homes, storedHomes: storedHomes, logger: logger
         )
-        let service = GatewayService(client: client, engine: engine, simulator: simulator, baseTopic: file.baseTopic, reloader: reloader, logger: logger)
+        var metricsServer: MetricsServer?
+        if let settings = file.metrics {
+            do {
+                metricsServer = try MetricsServer(host: settings.host, port: settings.port) { path in
+                    await MetricsEndpoint.respond(to: path, engine: engine)
+                }
+                logger.info("metrics on http://\(settings.host):\(settings.port)/metrics, health on /health")
+            } catch {
+                printError("metrics: \(error)")
+                throw HomeGateExit.configuration
+            }
+        }
+        let service = GatewayService(client: client, engine: engine, simulator: simulator, baseTopic: file.baseTopic, reloader: reloader,
+                                     metricsServer: metricsServer, logger: logger)
         let group = ServiceGroup(
             services: [service],
             gracefulShutdownSignals: [.sigterm, .sigint],

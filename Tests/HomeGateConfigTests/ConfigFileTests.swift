@@ -92,7 +92,7 @@ struct ConfigFileTests {
         ("base_topic: home/\n", "homegate.yml:1: base_topic: \"home/\" has an empty level"),
         ("base_topic: [a]\n", "homegate.yml:1: base_topic: expected a text value, got a list"),
         ("log_level: loud\n", "homegate.yml:1: log_level: expected one of trace, debug, info, notice, warning, error, critical, got \"loud\""),
-        ("logging: info\n", "homegate.yml:1: logging: unknown key (known here: base_topic, data_dir, log_level, mqtt, gateway, homes, simulator)"),
+        ("logging: info\n", "homegate.yml:1: logging: unknown key (known here: base_topic, data_dir, log_level, mqtt, gateway, home_assistant, metrics, homes, simulator)"),
         ("data_dir:\n", "homegate.yml:1: data_dir: expected a text value, got nothing"),
         ("base_topic: ~\n", "homegate.yml:1: base_topic: expected a text value, got nothing (\"~\" means null in YAML; quote it to mean the text)"),
         ("mqtt:\n  client_id: null\n", "homegate.yml:2: mqtt.client_id: expected a text value, got nothing"),

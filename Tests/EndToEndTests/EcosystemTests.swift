@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// Home Assistant discovery, per-service JSON, the metrics endpoint and the systemd unit, with the
+/// real gateway on a real broker.
+@Suite("ecosystem: Home Assistant, JSON per service, metrics, systemd")
+struct EcosystemTests {
+    static func demo(extra: String) throws -> String {
+        try GatewayFixture.demoText(appending: extra)
+    }
+
+    /// Every discovery config retained under `homeassistant/device/`, by topic, decoded.
+    static func discoveryConfigs(_ fixture: GatewayFixture) async throws -> [String: [String: Any]] {
+        let client = try await TestClient.connect(TestClient.configuration(fixture.broker.url, id: "ha"))
+        let marker = "probe/\(UUID().uuidString)"
+        try await client.subscribe("homeassistant/device/+/config")
+        try await client.subscribe(marker)
+        try await client.publish(marker, "end")
+        _ = try await client.inbox.first(on: marker)
+        await client.stop()
+        var configs: [String: [String: Any]] = [:]
+        for message in client.inbox.all where message.retain && message.topic.string.hasPrefix("homeassistant/device/") {
+            configs[message.topic.string] = try GatewayFixture.decode(message.payload)
+        }
+        return configs
+    }
+
+    static func config(of id: String, in configs: [String: [String: Any]]) -> (topic: String, config: [String: Any])? {
+        for (topic, config) in configs {
+            let device = (config["device"] ?? config["dev"]) as? [String: Any]
+            let identifiers = (device?["identifiers"] ?? device?["ids"]) as? [String] ?? []
+            if identifiers.contains("homegate_\(id)") { return (topic, config) }
+        }
+        return nil
+    }
+
+    static func components(_ config: [String: Any]) -> [[String: Any]] {
+        ((config["components"] ?? config["cmps"]) as? [String: [String: Any]] ?? [:]).map(\.value)
+    }
+
+    @Test("discovery: one retained config per accessory, with device, area, bridge, availability and command topics")
+    func discovery() async throws {
+        let fixture = try await GatewayFixture.start(config: Self.demo(extra: "home_assistant:\n  enabled: true\n"))
+        try await fixture.roundTripForEcosystem()
+        let configs = try await Self.discoveryConfigs(fixture)
+        let (_, lamp) = try #require(Self.config(of: "sim-lamp-1", in: configs), "the floor lamp has a discovery config: \(configs.keys.sorted())")
+        let device = try #require((lamp["device"] ?? lamp["dev"]) as? [String: Any])
+        #expect(device["name"] as? String == "Floor Lamp")
+        #expect(device["suggested_area"] as? String == "Living Room")
+        let availability = try #require((lamp["availability"] ?? lamp["avty"]) as? [[String: Any]])
+        let availabilityTopics = availability.compactMap { ($0["topic"] ?? $0["t"]) as? String }
+        #expect(availabilityTopics.contains("homegate/$state"))
+        #expect(availabilityTopics.contains("homegate/demo-home/living-room/floor-lamp/$reachable"))
+        let light = try #require(Self.components(lamp).first { ($0["platform"] ?? $0["p"]) as? String == "light" })
+        #expect((light["command_topic"] ?? light["cmd_t"]) as? String == "homegate/demo-home/living-room/floor-lamp/lightbulb/on/set")
+        #expect((light["state_topic"] ?? light["stat_t"]) as? String == "homegate/demo-home/living-room/floor-lamp/lightbulb/on")
+        let (_, bedside) = try #require(Self.config(of: "sim-hue-bedside", in: configs))
+        let bedsideDevice = try #require((bedside["device"] ?? bedside["dev"]) as? [String: Any])
+        #expect((bedsideDevice["via_device"]) as? String == "homegate_sim-hue-bridge", "a bridged accessory names its bridge")
+        let (_, thermostat) = try #require(Self.config(of: "sim-thermostat", in: configs))
+        #expect(Self.components(thermostat).contains { ($0["platform"] ?? $0["p"]) as? String == "climate" })
+        let (_, lock) = try #require(Self.config(of: "sim-front-door-lock", in: configs))
+        #expect(Self.components(lock).contains { ($0["platform"] ?? $0["p"]) as? String == "lock" })
+        try await fixture.stop()
+    }
+
+    @Test("discovery: a rename updates the config in place; a removed accessory's config is cleared; HA's online status republishes")
+    func discoveryLifecycle() async throws {
+        let config = try Self.demo(extra: "home_assistant:\n  enabled: true\n")
+        let fixture = try await GatewayFixture.start(config: config)
+        try await fixture.roundTripForEcosystem()
+        let before = try await Self.discoveryConfigs(fixture)
+        let (topic, lamp) = try #require(Self.config(of: "sim-lamp-1", in: before))
+        let uniqueIDs = Set(Self.components(lamp).compactMap { ($0["unique_id"] ?? $0["uniq_id"]) as? String })
+        #expect(!uniqueIDs.isEmpty)
+
+        // Home Assistant restarted: it says online, the configs come again.
+        let watcher = try await TestClient.connect(TestClient.configuration(fixture.broker.url, id: "ha-watch"))
+        try await watcher.subscribe(topic, retainAsPublished: true)
+        _ = try await watcher.inbox.first(on: topic)
+        let seen = watcher.inbox.all.count
+        try await watcher.publish("homeassistant/status", "online")
+        _ = try await watcher.inbox.collect(seen + 1) { $0.topic.string == topic }
+        await watcher.stop()
+
+        // A rename by SIGHUP: same topic, same unique ids, the new name.
+        let renamed = config.replacingOccurrences(of: "        name: Floor Lamp\n", with: "        name: Reading Light\n")
+        #expect(renamed != config)
+        try renamed.write(toFile: fixture.configFile, atomically: true, encoding: .utf8)
+        fixture.gateway.signal(SIGHUP)
+        try await fixture.gateway.waitForOutput(containing: "configuration reloaded")
+        try await fixture.roundTripForEcosystem()
+        let after = try await Self.discoveryConfigs(fixture)
+        let (sameTopic, updated) = try #require(Self.config(of: "sim-lamp-1", in: after))
+        #expect(sameTopic == topic, "the identity follows the stable id, not the name")
+        #expect(((updated["device"] ?? updated["dev"]) as? [String: Any])?["name"] as? String == "Reading Light")
+        #expect(Set(Self.components(updated).compactMap { ($0["unique_id"] ?? $0["uniq_id"]) as? String }) == uniqueIDs)
+
+        // Removed from the file while the gateway is down: its config is cleared at the next start.
+        try await fixture.stop(keepBroker: true)
+        let removed = renamed.replacingOccurrences(of: "      - id: sim-lamp-1\n", with: "      - id: sim-lamp-gone\n")
+            .replacingOccurrences(of: "        name: Reading Light\n", with: "        name: Other Lamp\n")
+        let restarted = try await GatewayFixture.start(config: removed, broker: fixture.broker, folder: fixture.folder)
+        try await restarted.roundTripForEcosystem()
+        let finally = try await Self.discoveryConfigs(restarted)
+        #expect(finally[topic] == nil, "the removed accessory's discovery config is cleared")
+        #expect(Self.config(of: "sim-lamp-gone", in: finally) != nil)
+        try await restarted.stop()
+    }
+
+    @Test("output both: one retained JSON object per service, following the values")
+    func jsonPerService() async throws {
+        let fixture = try await GatewayFixture.start(config: Self.demo(extra: "gateway:\n  output: both\n"))
+        let serviceTopic = "homegate/demo-home/living-room/floor-lamp/lightbulb"
+        let initial = try await fixture.retained()
+        #expect(initial[serviceTopic] == #"{"brightness":40,"hue":30,"on":false,"saturation":60}"#)
+        #expect(initial["\(serviceTopic)/brightness"] == "40", "values keep their own topics too")
+        let ack = try await fixture.command("\(serviceTopic)/brightness/set", "80")
+        #expect(ack["ok"] as? Bool == true)
+        #expect(try await fixture.retained()[serviceTopic] == #"{"brightness":80,"hue":30,"on":false,"saturation":60}"#)
+        try await fixture.stop()
+    }
+
+    @Test("output json: service objects only; sets still work per characteristic")
+    func jsonOnly() async throws {
+        let fixture = try await GatewayFixture.start(config: Self.demo(extra: "gateway:\n  output: json\n"))
+        let serviceTopic = "homegate/demo-home/living-room/floor-lamp/lightbulb"
+        let ack = try await fixture.command("\(serviceTopic)/on/set", "on")
+        #expect(ack["ok"] as? Bool == true)
+        let retained = try await fixture.retained()
+        #expect(retained[serviceTopic] == #"{"brightness":40,"hue":30,"on":true,"saturation":60}"#)
+        #expect(retained["\(serviceTopic)/on"] == nil, "no value topics with output json")
+        try await fixture.stop()
+    }
+
+    @Test("metrics: /metrics answers Prometheus text and counts a set; /health answers 200 while connected")
+    func metrics() async throws {
+        let port = try FreePort.next()
+        let fixture = try await GatewayFixture.start(config: Self.demo(extra: "metrics:\n  port: \(port)\n"))
+        let ack = try await fixture.command("homegate/demo-home/living-room/floor-lamp/lightbulb/on/set", "on")
+        #expect(ack["ok"] as? Bool == true)
+        let curl = try Executable.locate("curl", install: "apt-get install curl")
+        let metrics = try ChildProcess(curl, ["-s", "-i", "http://127.0.0.1:\(port)/metrics"])
+        #expect(try await metrics.waitForExit() == 0)
+        let text = metrics.output.value
+        #expect(text.hasPrefix("HTTP/1.1 200"), "\(text.prefix(200))")
+        #expect(text.contains("text/plain; version=0.0.4"))
+        #expect(text.contains(#"homegate_commands_total{kind="set"} 1"#), "\(text)")
+        #expect(text.contains(#"homegate_acknowledgements_total{status="0"} 1"#), "\(text)")
+        #expect(text.contains("homegate_accessories 11"))
+        #expect(text.contains("homegate_accessories_reachable 10"))
+        #expect(text.contains("homegate_acknowledgement_seconds_count 1"))
+        let health = try ChildProcess(curl, ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/health"])
+        #expect(try await health.waitForExit() == 0)
+        #expect(health.output.value == "200")
+        try await fixture.stop()
+    }
+
+    @Test("the systemd unit in config/ verifies")
+    func systemdUnit() async throws {
+        let analyze = try Executable.locate("systemd-analyze", install: "run scripts/setup (or: apt-get install systemd)")
+        let folder = try TemporaryDirectory.make(prefix: "unit")
+        let unit = try String(contentsOf: PackageRoot.url.appendingPathComponent("config/homegate.service"), encoding: .utf8)
+            .replacingOccurrences(of: "/usr/local/bin/homegate", with: try HomeGateProcess.binary())
+        let path = folder.appendingPathComponent("homegate.service").path
+        try unit.write(toFile: path, atomically: true, encoding: .utf8)
+        let verify = try ChildProcess(analyze, ["verify", path])
+        #expect(try await verify.waitForExit() == 0, "\(verify.output.value)")
+        #expect(verify.output.value.isEmpty, "\(verify.output.value)")
+    }
+}
+
+extension GatewayFixture {
+    /// After a request round trip through the gateway, everything it published before is at the broker.
+    func roundTripForEcosystem() async throws {
+        _ = try await request("gateway/statistics", "{}")
+    }
+}

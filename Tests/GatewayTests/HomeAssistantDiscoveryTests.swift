@@ -1,0 +1,544 @@
+import Foundation
+import Testing
+@testable import Gateway
+import HomeModel
+
+/// Home Assistant discovery configs, field by field against what Home Assistant's MQTT
+/// integration documents (device-based discovery and the light, switch, sensor, binary_sensor,
+/// lock, cover, climate and fan platforms).
+@Suite struct HomeAssistantDiscoveryTests {
+    typealias ServiceBlueprint = AccessoryBlueprint.ServiceBlueprint
+
+    static let homeID: HomeID = "home-demo"
+    static let livingRoom = Room(id: "room-living", name: "Living Room")
+    static let garage = Room(id: "room-garage", name: "Garage")
+    static let rooms = [livingRoom, garage]
+    /// `homegate/demo-home/living-room`
+    static let living = "homegate/demo-home/living-room"
+
+    static func accessory(_ id: AccessoryID, _ name: String, room: RoomID? = livingRoom.id, bridge: AccessoryID? = nil,
+                          category: Category = .other, services: [ServiceBlueprint]) throws -> Accessory {
+        try AccessoryBlueprint(id: id, name: name, category: category, roomID: room, bridgeID: bridge, services: services).build()
+    }
+
+    static func home(_ accessories: [Accessory], rooms: [Room] = rooms) -> Home {
+        Home(id: homeID, name: "Demo Home", isPrimary: true, rooms: rooms, accessories: accessories)
+    }
+
+    /// The config of `accessory` in a home that holds it and `others`, as the gateway would ask for it.
+    static func config(_ accessory: Accessory, others: [Accessory] = []) -> (topic: String, payload: JSONValue)? {
+        config(accessory, in: home([accessory] + others))
+    }
+
+    static func config(_ accessory: Accessory, in home: Home) -> (topic: String, payload: JSONValue)? {
+        let map = TopicMap(base: "homegate", homes: [home])
+        return HomeAssistantDiscovery.config(for: accessory, in: home, map: map, base: "homegate", prefix: "homeassistant",
+                                             roomName: home.room(of: accessory).name, bridgeID: accessory.bridgeID)
+    }
+
+    /// The one component of a single-service accessory (its service is iid 8).
+    static func component(_ accessory: Accessory, key: String) throws -> JSONValue {
+        let config = try #require(Self.config(accessory))
+        let components = try #require(config.payload["components"])
+        #expect(components.keys == [key])
+        return try #require(components[key])
+    }
+
+    // MARK: Device, origin, availability
+
+    @Test func aLampIsOneDeviceWithItsIdentityOriginAndAvailability() throws {
+        let lamp = try Self.accessory("sim-lamp-1", "Floor Lamp", category: .lightbulb, services: [
+            ServiceBlueprint(type: "lightbulb", characteristics: ["brightness": .int(40)]),
+        ])
+        let config = try #require(Self.config(lamp))
+        #expect(config.topic == "homeassistant/device/homegate_sim-lamp-1/config")
+        #expect(config.payload.keys == ["device", "origin", "availability", "availability_mode", "components"])
+        #expect(config.payload["device"]?.text == """
+            {"identifiers":["homegate_sim-lamp-1"],"manufacturer":"HomeGate","model":"Simulated Accessory",\
+            "name":"Floor Lamp","serial_number":"sim-lamp-1","suggested_area":"Living Room","sw_version":"1.0.0"}
+            """)
+        #expect(config.payload["origin"]?.text == #"{"name":"HomeGate","sw_version":"0.1.0"}"#)
+        #expect(config.payload["availability"]?.text == """
+            [{"payload_available":"online","payload_not_available":"offline","topic":"homegate/$state"},\
+            {"payload_available":"true","payload_not_available":"false","topic":"\(Self.living)/floor-lamp/$reachable"}]
+            """)
+        #expect(config.payload["availability_mode"]?.stringValue == "all")
+        #expect(config.payload["components"]?.keys == ["lightbulb_8"])
+    }
+
+    @Test func thePayloadIsJSONThatFoundationReads() throws {
+        let sensor = try Self.accessory("sim-kitchen-sensor", "Küche \"Sensor\"", services: [ServiceBlueprint(type: "temperature-sensor")])
+        let config = try #require(Self.config(sensor))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(config.payload.bytes)) as? [String: Any])
+        let device = try #require(object["device"] as? [String: Any])
+        #expect(device["name"] as? String == "Küche \"Sensor\"")
+        let components = try #require(object["components"] as? [String: Any])
+        let temperature = try #require(components["temperature-sensor_8"] as? [String: Any])
+        #expect(temperature["unit_of_measurement"] as? String == "°C")
+    }
+
+    @Test func anAccessoryInTheDefaultRoomSuggestsNoArea() throws {
+        let lamp = try Self.accessory("sim-lamp-1", "Floor Lamp", room: nil, services: [ServiceBlueprint(type: "lightbulb")])
+        let config = try #require(Self.config(lamp))
+        #expect(config.payload["device"]?["suggested_area"] == nil)
+        #expect(config.payload["availability"]?[1]?["topic"]?.stringValue == "homegate/demo-home/default-room/floor-lamp/$reachable")
+    }
+
+    @Test func emptyDeviceFieldsAreLeftOut() throws {
+        var lamp = try Self.accessory("sim-lamp-1", "Floor Lamp", services: [ServiceBlueprint(type: "lightbulb")])
+        lamp.manufacturer = ""
+        lamp.model = ""
+        lamp.serialNumber = ""
+        lamp.firmwareRevision = ""
+        let config = try #require(Self.config(lamp))
+        #expect(config.payload["device"]?.keys == ["identifiers", "name", "suggested_area"])
+    }
+
+    // MARK: Light
+
+    @Test func aLightbulbIsALightWithBrightnessAndColorTemperatureButNoHueSaturation() throws {
+        let lamp = try Self.accessory("sim-lamp-1", "Floor Lamp", services: [
+            ServiceBlueprint(type: "lightbulb", characteristics: ["brightness": .int(40), "hue": nil, "saturation": nil],
+                             bounds: ["color-temperature": .init(minValue: 153, maxValue: 454)]),
+        ])
+        // on 9, brightness 10, hue 11, saturation 12, color-temperature 13
+        let light = try Self.component(lamp, key: "lightbulb_8")
+        let topic = "\(Self.living)/floor-lamp/lightbulb"
+        #expect(light.text == """
+            {"brightness_command_topic":"\(topic)/brightness/set","brightness_scale":100,\
+            "brightness_state_topic":"\(topic)/brightness",\
+            "color_temp_command_topic":"\(topic)/color-temperature/set","color_temp_state_topic":"\(topic)/color-temperature",\
+            "command_topic":"\(topic)/on/set","max_mireds":454,"min_mireds":153,"name":null,\
+            "payload_off":"false","payload_on":"true","platform":"light","qos":1,"state_topic":"\(topic)/on",\
+            "unique_id":"homegate_sim-lamp-1_8"}
+            """)
+        #expect(light["hs_command_topic"] == nil && light["hs_state_topic"] == nil)
+    }
+
+    @Test func anOnOffLightbulbHasNoBrightness() throws {
+        let lamp = try Self.accessory("sim-lamp-1", "Floor Lamp", services: [ServiceBlueprint(type: "lightbulb")])
+        let light = try Self.component(lamp, key: "lightbulb_8")
+        #expect(light.keys == ["platform", "unique_id", "name", "qos", "state_topic", "command_topic", "payload_on", "payload_off"])
+        #expect(light["state_topic"]?.stringValue == "\(Self.living)/floor-lamp/lightbulb/on")
+        #expect(light["command_topic"]?.stringValue == "\(Self.living)/floor-lamp/lightbulb/on/set")
+    }
+
+    // MARK: Switch
+
+    @Test func outletsAndSwitchesAreSwitchesNamedAfterTheirServices() throws {
+        let strip = try Self.accessory("sim-strip", "Power Strip", category: .outlet, services: [
+            ServiceBlueprint(type: "outlet", name: "Left"),
+            ServiceBlueprint(type: "outlet", name: "Right"),
+            ServiceBlueprint(type: "switch", name: "Power Strip"),
+        ])
+        let config = try #require(Self.config(strip))
+        let components = try #require(config.payload["components"])
+        #expect(components.keys == ["outlet_8", "outlet_10", "switch_12"])
+        let topic = "\(Self.living)/power-strip"
+        #expect(components["outlet_8"]?.text == """
+            {"command_topic":"\(topic)/left/on/set","device_class":"outlet","name":"Left","payload_off":"false",\
+            "payload_on":"true","platform":"switch","qos":1,"state_topic":"\(topic)/left/on","unique_id":"homegate_sim-strip_8"}
+            """)
+        #expect(components["outlet_10"]?["name"]?.stringValue == "Right")
+        #expect(components["outlet_10"]?["state_topic"]?.stringValue == "\(topic)/right/on")
+        #expect(components["outlet_10"]?["unique_id"]?.stringValue == "homegate_sim-strip_10")
+        // A service named like its accessory takes the device's name (null).
+        #expect(components["switch_12"]?["name"]?.isNull == true)
+        #expect(components["switch_12"]?["device_class"]?.stringValue == "switch")
+        #expect(components["switch_12"]?["command_topic"]?.stringValue == "\(topic)/switch/on/set")
+    }
+
+    // MARK: Sensors
+
+    @Test func measurementsAreSensorsWithDeviceClassUnitAndStateClass() throws {
+        let sensor = try Self.accessory("sim-kitchen-sensor", "Kitchen Sensor", category: .sensor, services: [
+            ServiceBlueprint(type: "temperature-sensor"),                                   // 8: current-temperature 9
+            ServiceBlueprint(type: "humidity-sensor"),                                      // 10: current-relative-humidity 11
+            ServiceBlueprint(type: "battery-service", characteristics: ["battery-level": .uint(80)]), // 12: low 13, level 14
+            ServiceBlueprint(type: "light-sensor"),                                         // 15: current-ambient-light-level 16
+        ])
+        let config = try #require(Self.config(sensor))
+        let components = try #require(config.payload["components"])
+        #expect(components.keys == ["temperature-sensor_8", "humidity-sensor_10", "battery-service_12", "light-sensor_15"])
+        let topic = "\(Self.living)/kitchen-sensor"
+        // No name: Home Assistant names each by its device class ("Kitchen Sensor Temperature").
+        #expect(components["temperature-sensor_8"]?.text == """
+            {"device_class":"temperature","platform":"sensor","qos":1,"state_class":"measurement",\
+            "state_topic":"\(topic)/temperature-sensor/current-temperature","unique_id":"homegate_sim-kitchen-sensor_8",\
+            "unit_of_measurement":"°C"}
+            """)
+        #expect(components["humidity-sensor_10"]?.text == """
+            {"device_class":"humidity","platform":"sensor","qos":1,"state_class":"measurement",\
+            "state_topic":"\(topic)/humidity-sensor/current-relative-humidity","unique_id":"homegate_sim-kitchen-sensor_10",\
+            "unit_of_measurement":"%"}
+            """)
+        #expect(components["battery-service_12"]?.text == """
+            {"device_class":"battery","entity_category":"diagnostic","platform":"sensor","qos":1,"state_class":"measurement",\
+            "state_topic":"\(topic)/battery-service/battery-level","unique_id":"homegate_sim-kitchen-sensor_12",\
+            "unit_of_measurement":"%"}
+            """)
+        #expect(components["light-sensor_15"]?.text == """
+            {"device_class":"illuminance","platform":"sensor","qos":1,"state_class":"measurement",\
+            "state_topic":"\(topic)/light-sensor/current-ambient-light-level","unique_id":"homegate_sim-kitchen-sensor_15",\
+            "unit_of_measurement":"lx"}
+            """)
+    }
+
+    @Test func aBatteryWithoutALevelIsALowBatteryBinarySensor() throws {
+        let sensor = try Self.accessory("sim-door", "Door Sensor", services: [ServiceBlueprint(type: "battery-service")])
+        let battery = try Self.component(sensor, key: "battery-service_8")
+        #expect(battery.text == """
+            {"device_class":"battery","entity_category":"diagnostic","payload_off":"0","payload_on":"1",\
+            "platform":"binary_sensor","qos":1,"state_topic":"\(Self.living)/door-sensor/battery-service/status-low-battery",\
+            "unique_id":"homegate_sim-door_8"}
+            """)
+    }
+
+    @Test func detectorsAreBinarySensorsOnWhenDetected() throws {
+        let detectors = try Self.accessory("sim-detectors", "Detectors", category: .sensor, services: [
+            ServiceBlueprint(type: "contact-sensor"), ServiceBlueprint(type: "motion-sensor"), ServiceBlueprint(type: "occupancy-sensor"),
+            ServiceBlueprint(type: "leak-sensor"), ServiceBlueprint(type: "smoke-sensor"), ServiceBlueprint(type: "carbon-monoxide-sensor"),
+        ])
+        let config = try #require(Self.config(detectors))
+        let components = try #require(config.payload["components"])
+        let topic = "\(Self.living)/detectors"
+        let expected: [(key: String, deviceClass: String, topic: String, on: String, off: String)] = [
+            // contact-sensor-state 1 is "contact not detected": open.
+            ("contact-sensor_8", "opening", "contact-sensor/contact-sensor-state", "1", "0"),
+            ("motion-sensor_10", "motion", "motion-sensor/motion-detected", "true", "false"),
+            ("occupancy-sensor_12", "occupancy", "occupancy-sensor/occupancy-detected", "1", "0"),
+            ("leak-sensor_14", "moisture", "leak-sensor/leak-detected", "1", "0"),
+            ("smoke-sensor_16", "smoke", "smoke-sensor/smoke-detected", "1", "0"),
+            ("carbon-monoxide-sensor_18", "carbon_monoxide", "carbon-monoxide-sensor/carbon-monoxide-detected", "1", "0"),
+        ]
+        #expect(components.keys == Set(expected.map(\.key)))
+        for entry in expected {
+            let component = try #require(components[entry.key])
+            #expect(component["platform"]?.stringValue == "binary_sensor", "\(entry.key)")
+            #expect(component["device_class"]?.stringValue == entry.deviceClass, "\(entry.key)")
+            #expect(component["state_topic"]?.stringValue == "\(topic)/\(entry.topic)", "\(entry.key)")
+            #expect(component["payload_on"]?.stringValue == entry.on, "\(entry.key)")
+            #expect(component["payload_off"]?.stringValue == entry.off, "\(entry.key)")
+            #expect(component["unique_id"]?.stringValue == "homegate_sim-detectors_\(entry.key.split(separator: "_").last!)")
+            #expect(component["command_topic"] == nil && component["name"] == nil, "\(entry.key)")
+        }
+    }
+
+    // MARK: Lock
+
+    @Test func aLockMechanismIsALockFromCurrentStateToTargetState() throws {
+        let lock = try Self.accessory("sim-front-door-lock", "Front Door Lock", category: .doorLock, services: [
+            ServiceBlueprint(type: "lock-mechanism"), // 8: lock-current-state 9, lock-target-state 10
+        ])
+        let component = try Self.component(lock, key: "lock-mechanism_8")
+        let topic = "\(Self.living)/front-door-lock/lock-mechanism"
+        #expect(component.text == """
+            {"command_topic":"\(topic)/lock-target-state/set","name":null,"payload_lock":"1","payload_unlock":"0",\
+            "platform":"lock","qos":1,"state_jammed":"JAMMED","state_locked":"LOCKED","state_topic":"\(topic)/lock-current-state",\
+            "state_unlocked":"UNLOCKED","unique_id":"homegate_sim-front-door-lock_8",\
+            "value_template":"{% if value == '0' %}UNLOCKED{% elif value == '1' %}LOCKED{% elif value == '2' %}JAMMED\
+            {% else %}None{% endif %}"}
+            """)
+    }
+
+    // MARK: Covers
+
+    @Test func aGarageDoorOpenerIsAGarageCoverWithoutStop() throws {
+        let door = try Self.accessory("sim-garage-door", "Garage Door", room: Self.garage.id, category: .garageDoorOpener, services: [
+            ServiceBlueprint(type: "garage-door-opener"), // 8: current-door-state 9, target-door-state 10, obstruction 11
+        ])
+        let component = try Self.component(door, key: "garage-door-opener_8")
+        let topic = "homegate/demo-home/garage/garage-door/garage-door-opener"
+        #expect(component.text == """
+            {"command_topic":"\(topic)/target-door-state/set","device_class":"garage","name":null,"payload_close":"1",\
+            "payload_open":"0","payload_stop":null,"platform":"cover","qos":1,"state_topic":"\(topic)/current-door-state",\
+            "unique_id":"homegate_sim-garage-door_8",\
+            "value_template":"{% if value == '0' %}open{% elif value == '1' %}closed{% elif value == '2' %}opening\
+            {% elif value == '3' %}closing{% elif value == '4' %}stopped{% else %}None{% endif %}"}
+            """)
+    }
+
+    @Test func aWindowCoveringIsACoverByPosition() throws {
+        let blind = try Self.accessory("sim-blind", "Blind", category: .windowCovering, services: [
+            ServiceBlueprint(type: "window-covering"), // 8: current-position 9, target-position 10, position-state 11
+        ])
+        let component = try Self.component(blind, key: "window-covering_8")
+        let topic = "\(Self.living)/blind/window-covering"
+        #expect(component.text == """
+            {"command_topic":"\(topic)/target-position/set","name":null,"payload_close":"0","payload_open":"100",\
+            "payload_stop":null,"platform":"cover","position_closed":0,"position_open":100,\
+            "position_topic":"\(topic)/current-position","qos":1,"set_position_topic":"\(topic)/target-position/set",\
+            "state_topic":"\(topic)/position-state","unique_id":"homegate_sim-blind_8",\
+            "value_template":"{% if value == '0' %}closing{% elif value == '1' %}opening{% elif value == '2' %}stopped\
+            {% else %}None{% endif %}"}
+            """)
+    }
+
+    @Test func doorsAndWindowsAreCoversOfTheirDeviceClass() throws {
+        let both = try Self.accessory("sim-openings", "Openings", services: [ServiceBlueprint(type: "door"), ServiceBlueprint(type: "window")])
+        let components = try #require(Self.config(both)?.payload["components"])
+        #expect(components["door_8"]?["device_class"]?.stringValue == "door")
+        #expect(components["door_8"]?["set_position_topic"]?.stringValue == "\(Self.living)/openings/door/target-position/set")
+        #expect(components["window_12"]?["device_class"]?.stringValue == "window")
+        #expect(components["window_12"]?["position_topic"]?.stringValue == "\(Self.living)/openings/window/current-position")
+    }
+
+    // MARK: Climate
+
+    @Test func aThermostatIsAClimateWithModesTemperaturesAndBounds() throws {
+        let thermostat = try Self.accessory("sim-thermostat", "Bedroom Thermostat", category: .thermostat, services: [
+            // 8: current-hc 9, target-hc 10, current-temperature 11, target-temperature 12, display units 13, humidity 14
+            ServiceBlueprint(type: "thermostat", characteristics: ["current-relative-humidity": .float(40)],
+                             bounds: ["target-temperature": .init(minValue: 10, maxValue: 30, minStep: 0.5)]),
+        ])
+        let component = try Self.component(thermostat, key: "thermostat_8")
+        let topic = "\(Self.living)/bedroom-thermostat/thermostat"
+        #expect(component.text == """
+            {"action_template":"{% if value == '0' %}idle{% elif value == '1' %}heating{% elif value == '2' %}cooling{% endif %}",\
+            "action_topic":"\(topic)/current-heating-cooling-state",\
+            "current_humidity_topic":"\(topic)/current-relative-humidity",\
+            "current_temperature_topic":"\(topic)/current-temperature",\
+            "max_temp":30,"min_temp":10,\
+            "mode_command_template":"{% if value == 'off' %}0{% elif value == 'heat' %}1{% elif value == 'cool' %}2\
+            {% elif value == 'auto' %}3{% endif %}",\
+            "mode_command_topic":"\(topic)/target-heating-cooling-state/set",\
+            "mode_state_template":"{% if value == '0' %}off{% elif value == '1' %}heat{% elif value == '2' %}cool\
+            {% elif value == '3' %}auto{% endif %}",\
+            "mode_state_topic":"\(topic)/target-heating-cooling-state",\
+            "modes":["off","heat","cool","auto"],"name":null,"platform":"climate","qos":1,"temp_step":0.5,\
+            "temperature_command_topic":"\(topic)/target-temperature/set","temperature_state_topic":"\(topic)/target-temperature",\
+            "temperature_unit":"C","unique_id":"homegate_sim-thermostat_8"}
+            """)
+    }
+
+    @Test func aThermostatOffersOnlyTheModesItsDeviceDeclares() throws {
+        var thermostat = try Self.accessory("sim-thermostat", "Radiator", services: [ServiceBlueprint(type: "thermostat")])
+        let iid = try #require(thermostat.services[1].characteristic(ofType: "target-heating-cooling-state")?.iid)
+        thermostat.services[1].characteristics = thermostat.services[1].characteristics.map { characteristic in
+            var characteristic = characteristic
+            if characteristic.iid == iid { characteristic.validValues = [0, 1] }
+            return characteristic
+        }
+        let component = try Self.component(thermostat, key: "thermostat_8")
+        #expect(component["modes"]?.text == #"["off","heat"]"#)
+        #expect(component["mode_state_template"]?.stringValue == "{% if value == '0' %}off{% elif value == '1' %}heat{% endif %}")
+        #expect(component["mode_command_template"]?.stringValue == "{% if value == 'off' %}0{% elif value == 'heat' %}1{% endif %}")
+        // The catalog's own bounds for target-temperature: 10...38 in 0.1 steps.
+        #expect(component["min_temp"]?.text == "10" && component["max_temp"]?.text == "38" && component["temp_step"]?.text == "0.1")
+    }
+
+    // MARK: Fan
+
+    @Test func aFanIsAFanWithOnOffAndPercentage() throws {
+        let fan = try Self.accessory("sim-fan", "Ceiling Fan", category: .fan, services: [
+            ServiceBlueprint(type: "fan", characteristics: ["rotation-speed": .float(50)]), // 8: on 9, rotation-speed 10
+        ])
+        let component = try Self.component(fan, key: "fan_8")
+        let topic = "\(Self.living)/ceiling-fan/fan"
+        #expect(component.text == """
+            {"command_topic":"\(topic)/on/set","name":null,"payload_off":"false","payload_on":"true",\
+            "percentage_command_topic":"\(topic)/rotation-speed/set","percentage_state_topic":"\(topic)/rotation-speed",\
+            "percentage_value_template":"{{ value | float(0) | round(0) | int }}",\
+            "platform":"fan","qos":1,"state_topic":"\(topic)/on","unique_id":"homegate_sim-fan_8"}
+            """)
+    }
+
+    @Test func aFanV2IsSwitchedByActive() throws {
+        let fan = try Self.accessory("sim-fan", "Tower Fan", category: .fan, services: [
+            ServiceBlueprint(type: "fanv2", characteristics: ["rotation-speed": .float(50)]), // 8: active 9, rotation-speed 10
+        ])
+        let component = try Self.component(fan, key: "fanv2_8")
+        let topic = "\(Self.living)/tower-fan/fanv2"
+        #expect(component["state_topic"]?.stringValue == "\(topic)/active")
+        #expect(component["command_topic"]?.stringValue == "\(topic)/active/set")
+        #expect(component["payload_on"]?.stringValue == "1" && component["payload_off"]?.stringValue == "0")
+        #expect(component["percentage_state_topic"]?.stringValue == "\(topic)/rotation-speed")
+        #expect(component["percentage_command_topic"]?.stringValue == "\(topic)/rotation-speed/set")
+    }
+
+    @Test func aFanWithoutSpeedHasNoPercentage() throws {
+        let fan = try Self.accessory("sim-fan", "Tower Fan", services: [ServiceBlueprint(type: "fanv2")])
+        let component = try Self.component(fan, key: "fanv2_8")
+        #expect(component["percentage_command_topic"] == nil && component["percentage_state_topic"] == nil)
+    }
+
+    // MARK: Bridges
+
+    @Test func aBridgedAccessoryNamesItsBridgeAndTheBridgeIsADevice() throws {
+        let bridge = try Self.accessory("sim-hue-bridge", "Hue Bridge", category: .bridge, services: [])
+        let lamp = try Self.accessory("sim-hue-bedside", "Bedside Lamp", bridge: bridge.id, category: .lightbulb, services: [
+            ServiceBlueprint(type: "lightbulb"),
+        ])
+        let home = Self.home([bridge, lamp])
+        let lampConfig = try #require(Self.config(lamp, in: home))
+        #expect(lampConfig.payload["device"]?["via_device"]?.stringValue == "homegate_sim-hue-bridge")
+        #expect(lampConfig.payload["availability"]?[1]?["topic"]?.stringValue == "\(Self.living)/bedside-lamp/$reachable")
+
+        let bridgeConfig = try #require(Self.config(bridge, in: home))
+        #expect(bridgeConfig.topic == "homeassistant/device/homegate_sim-hue-bridge/config")
+        #expect(bridgeConfig.payload["device"]?["via_device"] == nil)
+        #expect(bridgeConfig.payload["device"]?["identifiers"]?.text == #"["homegate_sim-hue-bridge"]"#)
+        #expect(bridgeConfig.payload["components"]?.keys == ["reachable"])
+        #expect(bridgeConfig.payload["components"]?["reachable"]?.text == """
+            {"availability":[{"payload_available":"online","payload_not_available":"offline","topic":"homegate/$state"}],\
+            "device_class":"connectivity","entity_category":"diagnostic","payload_off":"false","payload_on":"true",\
+            "platform":"binary_sensor","qos":1,"state_topic":"\(Self.living)/hue-bridge/$reachable",\
+            "unique_id":"homegate_sim-hue-bridge_reachable"}
+            """)
+    }
+
+    // MARK: Identity
+
+    @Test func aRenamedAndMovedAccessoryKeepsEveryIdentity() throws {
+        var sensor = try Self.accessory("sim-kitchen-sensor", "Kitchen Sensor", services: [
+            ServiceBlueprint(type: "temperature-sensor", name: "Inside"), ServiceBlueprint(type: "humidity-sensor"),
+            ServiceBlueprint(type: "lightbulb", name: "Night Light"),
+        ])
+        let before = try #require(Self.config(sensor))
+        sensor.name = "Pantry Sensor"
+        sensor.roomID = Self.garage.id
+        sensor.services[1].name = "Indoors"
+        let after = try #require(Self.config(sensor))
+
+        #expect(after.topic == before.topic)
+        #expect(after.payload["device"]?["identifiers"]?.text == before.payload["device"]?["identifiers"]?.text)
+        let beforeComponents = try #require(before.payload["components"])
+        let afterComponents = try #require(after.payload["components"])
+        #expect(afterComponents.keys == beforeComponents.keys)
+        for key in beforeComponents.keys {
+            #expect(afterComponents[key]?["unique_id"]?.text == beforeComponents[key]?["unique_id"]?.text, "\(key)")
+            #expect(afterComponents[key]?["platform"]?.text == beforeComponents[key]?["platform"]?.text, "\(key)")
+        }
+        // Only names and topics changed.
+        #expect(after.payload["device"]?["name"]?.stringValue == "Pantry Sensor")
+        #expect(after.payload["device"]?["suggested_area"]?.stringValue == "Garage")
+        #expect(afterComponents["temperature-sensor_8"]?["name"]?.stringValue == "Indoors")
+        #expect(beforeComponents["temperature-sensor_8"]?["state_topic"]?.stringValue
+            == "\(Self.living)/kitchen-sensor/temperature-sensor/current-temperature")
+        #expect(afterComponents["temperature-sensor_8"]?["state_topic"]?.stringValue
+            == "homegate/demo-home/garage/pantry-sensor/temperature-sensor/current-temperature")
+        #expect(after.payload["availability"]?[1]?["topic"]?.stringValue == "homegate/demo-home/garage/pantry-sensor/$reachable")
+    }
+
+    @Test func objectIDsUseOnlyAllowedCharactersAndNeverCollide() {
+        #expect(HomeAssistantDiscovery.objectID(of: "sim-lamp-1") == "homegate_sim-lamp-1")
+        #expect(HomeAssistantDiscovery.objectID(of: "a_b") == "homegate_a__b")
+        #expect(HomeAssistantDiscovery.objectID(of: "a.b") == "homegate_a_2eb")
+        #expect(HomeAssistantDiscovery.objectID(of: "AA:BB/ü") == "homegate_AA_3aBB_2f_c3_bc")
+        let ids: [AccessoryID] = ["a_b", "a.b", "a__b", "a_2eb", "a-b", "a b", "a:b", "A_b"]
+        let objectIDs = ids.map(HomeAssistantDiscovery.objectID(of:))
+        #expect(Set(objectIDs).count == ids.count)
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
+        #expect(objectIDs.allSatisfy { $0.allSatisfy(allowed.contains) })
+        #expect(HomeAssistantDiscovery.topic(for: "a.b", prefix: "ha") == "ha/device/homegate_a_2eb/config")
+    }
+
+    // MARK: Nothing to show
+
+    @Test func anAccessoryWithNothingHomeAssistantCanShowHasNoConfig() throws {
+        let airQuality = try Self.accessory("sim-air", "Air Monitor", services: [ServiceBlueprint(type: "air-quality-sensor")])
+        #expect(Self.config(airQuality) == nil)
+        let hidden = try Self.accessory("sim-hidden", "Hidden Lamp", services: [ServiceBlueprint(type: "lightbulb", isHidden: true)])
+        #expect(Self.config(hidden) == nil)
+        let bare = try Self.accessory("sim-bare", "Bare", services: [])
+        #expect(Self.config(bare) == nil)
+        let information = try Self.accessory("sim-info", "Info Only", services: [ServiceBlueprint(type: "protocol-information")])
+        #expect(Self.config(information) == nil)
+    }
+
+    @Test func anAccessoryOutsideTheHomeHasNoConfig() throws {
+        let lamp = try Self.accessory("sim-lamp-1", "Floor Lamp", services: [ServiceBlueprint(type: "lightbulb")])
+        let home = Self.home([])
+        let map = TopicMap(base: "homegate", homes: [home])
+        #expect(HomeAssistantDiscovery.config(for: lamp, in: home, map: map, base: "homegate", prefix: "homeassistant",
+                                              roomName: "Living Room", bridgeID: nil) == nil)
+    }
+
+    // MARK: Every topic is the gateway's
+
+    @Test func everyTopicIsAValueTopicAndEveryCommandTopicAWritableOnesSet() throws {
+        let bridge = try Self.accessory("sim-bridge", "Bridge", category: .bridge, services: [])
+        let accessories = try [
+            Self.accessory("sim-lamp", "Lamp", services: [ServiceBlueprint(type: "lightbulb", characteristics: ["brightness": nil, "color-temperature": nil])]),
+            Self.accessory("sim-strip", "Strip", bridge: bridge.id, services: [ServiceBlueprint(type: "outlet"), ServiceBlueprint(type: "switch")]),
+            Self.accessory("sim-sensors", "Sensors", services: ["temperature-sensor", "humidity-sensor", "light-sensor", "battery-service",
+                                                                "contact-sensor", "motion-sensor", "occupancy-sensor", "leak-sensor",
+                                                                "smoke-sensor", "carbon-monoxide-sensor"].map { ServiceBlueprint(type: $0) }),
+            Self.accessory("sim-lock", "Lock", services: [ServiceBlueprint(type: "lock-mechanism")]),
+            Self.accessory("sim-covers", "Covers", services: ["garage-door-opener", "window-covering", "door", "window"].map { ServiceBlueprint(type: $0) }),
+            Self.accessory("sim-climate", "Climate", services: [ServiceBlueprint(type: "thermostat", characteristics: ["current-relative-humidity": nil])]),
+            Self.accessory("sim-fans", "Fans", services: [ServiceBlueprint(type: "fan", characteristics: ["rotation-speed": nil]),
+                                                          ServiceBlueprint(type: "fanv2", characteristics: ["rotation-speed": nil])]),
+        ] + [bridge]
+        let home = Self.home(accessories)
+        let map = TopicMap(base: "homegate", homes: [home])
+        let valueTopics = Set(map.allTopics.compactMap { target, topic -> String? in
+            if case .characteristic = target { return topic }
+            return nil
+        })
+        var uniqueIDs: [String] = []
+        var components = 0
+        for accessory in accessories {
+            let config = try #require(Self.config(accessory, in: home), "\(accessory.id)")
+            for key in try #require(config.payload["components"]).keys {
+                let component = try #require(config.payload["components"]?[key])
+                components += 1
+                uniqueIDs.append(try #require(component["unique_id"]?.stringValue))
+                #expect(component["platform"]?.stringValue != nil, "\(key)")
+                for topicKey in component.keys where topicKey.hasSuffix("_topic") {
+                    let topic = try #require(component[topicKey]?.stringValue)
+                    if topicKey.contains("command") || topicKey == "set_position_topic" {
+                        #expect(topic.hasSuffix("/set"), "\(key).\(topicKey)")
+                        let valueTopic = String(topic.dropLast(4))
+                        #expect(valueTopics.contains(valueTopic), "\(key).\(topicKey)")
+                        let levels = valueTopic.split(separator: "/").dropFirst().map { $0 }
+                        guard case .found(.characteristic(_, let reference)) = map.resolve(levels) else {
+                            Issue.record("\(key).\(topicKey): \(topic) names no characteristic")
+                            continue
+                        }
+                        #expect(home.accessory(reference.accessoryID)?.characteristic(reference.iid)?.characteristic.isWritable == true,
+                                "\(key).\(topicKey)")
+                    } else {
+                        #expect(valueTopics.contains(topic) || topic.hasSuffix("/$reachable"), "\(key).\(topicKey): \(topic)")
+                    }
+                }
+            }
+        }
+        #expect(components == 22)
+        #expect(Set(uniqueIDs).count == uniqueIDs.count)
+    }
+}
+
+/// Reading the payloads the gateway builds.
+extension JSONValue {
+    subscript(_ key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members[key]
+    }
+
+    subscript(_ index: Int) -> JSONValue? {
+        guard case .array(let elements) = self, elements.indices.contains(index) else { return nil }
+        return elements[index]
+    }
+
+    /// The keys of an object (empty for anything else).
+    var keys: Set<String> {
+        guard case .object(let members) = self else { return [] }
+        return Set(members.keys)
+    }
+
+    var stringValue: String? {
+        guard case .string(let text) = self else { return nil }
+        return text
+    }
+
+    var isNull: Bool {
+        guard case .null = self else { return false }
+        return true
+    }
+
+    /// The JSON text, keys sorted.
+    var text: String {
+        String(decoding: bytes, as: UTF8.self)
+    }
+}
