@@ -72,6 +72,16 @@ struct ConfigFileTests {
         #expect(config.mqtt.incomingBufferLimit == 100)
     }
 
+    @Test("home_assistant, metrics and gateway.output are read")
+    func ecosystemKeys() throws {
+        let config = try ConfigFile.parse("gateway:\n  output: both\nhome_assistant:\n  enabled: true\n  prefix: ha\nmetrics:\n  port: 9464\n  host: 0.0.0.0\n", file: file)
+        #expect(config.engine.output == .both)
+        #expect(config.homeAssistant.enabled && config.homeAssistant.prefix == "ha")
+        #expect(config.metrics == { var metrics = ConfigFile.Metrics(port: 9464); metrics.host = "0.0.0.0"; return metrics }())
+        let defaults = try ConfigFile.parse("", file: file)
+        #expect(defaults.engine.output == .values && !defaults.homeAssistant.enabled && defaults.homeAssistant.prefix == "homeassistant" && defaults.metrics == nil)
+    }
+
     @Test("the password can come from the environment")
     func passwordFromEnvironment() throws {
         let config = try ConfigFile.parse("mqtt:\n  username: u\n  password_env: HG_PW\n", file: file, environment: ["HG_PW": "from-env"])
@@ -121,6 +131,12 @@ struct ConfigFileTests {
         ("mqtt:\n  reconnect:\n    initial_delay: soon\n", "homegate.yml:3: mqtt.reconnect.initial_delay: expected a number of seconds, got \"soon\""),
         ("mqtt:\n  reconnect:\n    initial_delay: 10\n    max_delay: 5\n", "homegate.yml:3: mqtt.reconnect: the maximum reconnect delay (5 s) must not be below the initial one (10 s)"),
         ("mqtt:\n  url: a\n  url: b\n", "homegate.yml:2: not valid YAML: the key \"url\" appears more than once"),
+        ("gateway:\n  output: xml\n", "homegate.yml:2: gateway.output: expected one of values, json, both, got \"xml\""),
+        ("home_assistant:\n  prefix: ha/#\n", "homegate.yml:2: home_assistant.prefix: '#' is a wildcard"),
+        ("home_assistant:\n  enabled: sure\n", "homegate.yml:2: home_assistant.enabled: expected true or false, got \"sure\""),
+        ("home_assistant:\n  enabled: true\ngateway:\n  output: json\n", "homegate.yml:2: home_assistant: Home Assistant reads the value topics, which gateway.output json leaves out; use output values or both"),
+        ("metrics:\n  host: 0.0.0.0\n", "homegate.yml:2: metrics: \"port\" is required here"),
+        ("metrics:\n  port: 70000\n", "homegate.yml:2: metrics.port: must be within 1...65535, got 70000"),
         ("mqtt:\n\turl: x\n", "homegate.yml:2: not valid YAML"),
     ])
     func mistakes(_ text: String, expected: String) {
