@@ -90,8 +90,7 @@ extension Gateway {
         queues[reference] = queue
         guard !draining.contains(reference) else { return }
         draining.insert(reference)
-        workers.append(Task { await self.drain(reference) })
-        workers.removeAll { $0.isCancelled }
+        spawn { await self.drain(reference) }
     }
 
     /// Carries out a characteristic's commands one after the other.

@@ -46,7 +46,7 @@ extension Gateway {
             return
         }
         let verb = String(levels[1])
-        let work = Task {
+        spawn {
             do {
                 let data = try await self.simulatorRequest(verb, body: body, simulator: simulator)
                 respond(["ok": true, "data": .object(data)])
@@ -56,7 +56,6 @@ extension Gateway {
                 respond(["ok": false, "error": "invalid-request", "message": .string("\(error)")])
             }
         }
-        workers.append(work)
     }
 
     private func simulatorRequest(_ verb: String, body: [String: Any], simulator: Simulator) async throws -> [String: JSONValue] {

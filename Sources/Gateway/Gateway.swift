@@ -97,7 +97,9 @@ public actor Gateway {
     var metrics = Metrics()
     /// Whether the broker connection is up (for the metrics and `/health`).
     var connected = false
-    var workers: [Task<Void, Never>] = []
+    /// Work running beside the message loop (a characteristic's queue, a simulator request);
+    /// each removes itself when done, all are cancelled when the engine stops.
+    var workers: [UUID: Task<Void, Never>] = [:]
 
     /// A synchronisation after a (re)connect: it ends when the marker comes back.
     struct Sync {
@@ -140,7 +142,7 @@ public actor Gateway {
             defer { group.cancelAll() }
             try await group.next()
         }
-        for worker in workers { worker.cancel() }
+        for worker in workers.values { worker.cancel() }
     }
 
     /// The subscriptions: everything under the base (never our own messages back, retain flags
@@ -184,6 +186,17 @@ public actor Gateway {
     private func followDeviceEvents() async {
         for await event in driver.events {
             await handle(event)
+        }
+    }
+
+    /// Runs `work` beside the message loop, on the engine.
+    func spawn(_ work: sending @escaping () async -> Void) {
+        let id = UUID()
+        // The task cannot start before this method returns (it runs on this actor), so it is
+        // registered before it can finish.
+        workers[id] = Task {
+            await work()
+            self.workers[id] = nil
         }
     }
 
