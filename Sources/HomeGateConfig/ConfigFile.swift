@@ -122,6 +122,10 @@ public struct ConfigFile: Sendable {
         if homeAssistant.enabled, engine.output == .json, let node = keys["home_assistant"] {
             throw node.error("Home Assistant reads the value topics, which gateway.output json leaves out; use output values or both")
         }
+        if homeAssistant.enabled, let node = keys["home_assistant"],
+           Self.overlaps(homeAssistant.prefix, baseTopic.string) {
+            throw node.error("the discovery prefix \"\(homeAssistant.prefix)\" and the base topic \"\(baseTopic)\" must stay out of each other")
+        }
         let metrics = try keys["metrics"].map(Self.metrics)
         return ConfigFile(baseTopic: baseTopic, dataDirectory: dataDirectory, logLevel: logLevel, mqtt: mqtt,
                           homes: declared.homes, simulatorDevices: declared.devices, simulatorSeed: seed, engine: engine,
@@ -137,6 +141,11 @@ public struct ConfigFile: Sendable {
         if let poll = keys["poll_interval"] { engine.pollInterval = try poll.seconds(in: 0.1...86_400) }
         if let output = keys["output"] { engine.output = Output(rawValue: try output.choice(Output.allCases.map(\.rawValue)))! }
         return engine
+    }
+
+    /// Whether one topic prefix is the other or lies under it.
+    static func overlaps(_ first: String, _ second: String) -> Bool {
+        first == second || first.hasPrefix(second + "/") || second.hasPrefix(first + "/")
     }
 
     /// The `home_assistant:` section: `enabled`, `prefix`.

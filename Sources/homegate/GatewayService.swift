@@ -7,6 +7,7 @@ import HomeStore
 import Logging
 import MQTT
 import ServiceLifecycle
+import Synchronization
 import UnixSignals
 
 /// The running gateway: the broker connection, the engine, the simulator, and the gateway's
@@ -159,7 +160,8 @@ actor OnlineAnnouncer {
 /// What the metrics endpoint answers: `/metrics` (Prometheus text), `/health` (200 while the
 /// broker connection is up, else 503).
 enum MetricsEndpoint {
-    static func respond(to path: String, engine: Gateway) async -> (status: Int, contentType: String, body: String) {
+    static func respond(to path: String, engine: Gateway?) async -> (status: Int, contentType: String, body: String) {
+        guard let engine else { return (503, "text/plain; charset=utf-8", "starting\n") }
         switch path {
         case "/metrics":
             return (200, "text/plain; version=0.0.4; charset=utf-8", await engine.metricsText())
@@ -170,5 +172,16 @@ enum MetricsEndpoint {
         default:
             return (404, "text/plain; charset=utf-8", "not found; try /metrics or /health\n")
         }
+    }
+}
+
+/// The engine, once it exists (the metrics endpoint is opened before it).
+final class EngineReference: Sendable {
+    private let stored = Mutex<Gateway?>(nil)
+
+    var engine: Gateway? { stored.withLock { $0 } }
+
+    func set(_ engine: Gateway) {
+        stored.withLock { $0 = engine }
     }
 }

@@ -53,6 +53,21 @@ struct RunCommand: AsyncParsableCommand {
             printError("mqtt: \(error.message)")
             throw HomeGateExit.configuration
         }
+        // The metrics endpoint binds first: a port in use stops the start before anything is stored.
+        let engineReference = EngineReference()
+        var metricsServer: MetricsServer?
+        if let settings = file.metrics {
+            do {
+                metricsServer = try MetricsServer(host: settings.host, port: settings.port) { path in
+                    await MetricsEndpoint.respond(to: path, engine: engineReference.engine)
+                }
+                let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
+                logger.info("metrics on http://\(host):\(settings.port)/metrics, health on /health")
+            } catch {
+                printError("metrics: \(error)")
+                throw HomeGateExit.configuration
+            }
+        }
         let store: HomeStore
         let homes: [Home]
         let storedHomes: [Home]?
@@ -78,18 +93,7 @@ struct RunCommand: AsyncParsableCommand {
                                                  output: output, homeAssistantPrefix: file.homeAssistant.enabled ? file.homeAssistant.prefix : nil),
             bus: client, driver: simulator, simulator: simulator, store: store, homes: homes, storedHomes: storedHomes, logger: logger
         )
-        var metricsServer: MetricsServer?
-        if let settings = file.metrics {
-            do {
-                metricsServer = try MetricsServer(host: settings.host, port: settings.port) { path in
-                    await MetricsEndpoint.respond(to: path, engine: engine)
-                }
-                logger.info("metrics on http://\(settings.host):\(settings.port)/metrics, health on /health")
-            } catch {
-                printError("metrics: \(error)")
-                throw HomeGateExit.configuration
-            }
-        }
+        engineReference.set(engine)
         let service = GatewayService(client: client, engine: engine, simulator: simulator, baseTopic: file.baseTopic, reloader: reloader,
                                      metricsServer: metricsServer, logger: logger)
         let group = ServiceGroup(

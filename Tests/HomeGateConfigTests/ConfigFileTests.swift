@@ -136,6 +136,7 @@ struct ConfigFileTests {
         ("home_assistant:\n  enabled: sure\n", "homegate.yml:2: home_assistant.enabled: expected true or false, got \"sure\""),
         ("home_assistant:\n  enabled: true\ngateway:\n  output: json\n", "homegate.yml:2: home_assistant: Home Assistant reads the value topics, which gateway.output json leaves out; use output values or both"),
         ("metrics:\n  host: 0.0.0.0\n", "homegate.yml:2: metrics: \"port\" is required here"),
+        ("base_topic: home\nhome_assistant:\n  enabled: true\n  prefix: home/ha\n", "homegate.yml:3: home_assistant: the discovery prefix \"home/ha\" and the base topic \"home\" must stay out of each other"),
         ("metrics:\n  port: 70000\n", "homegate.yml:2: metrics.port: must be within 1...65535, got 70000"),
         ("mqtt:\n\turl: x\n", "homegate.yml:2: not valid YAML"),
     ])
