@@ -14,6 +14,7 @@ let package = Package(
         .package(url: "https://github.com/jpsim/Yams", exact: "6.2.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
     ],
     targets: [
         // libmosquitto (Debian: libmosquitto-dev). Only the MQTT module imports it.
@@ -21,6 +22,27 @@ let package = Package(
             name: "CMosquitto",
             pkgConfig: "libmosquitto",
             providers: [.apt(["libmosquitto-dev"])]
+        ),
+        // libcrypto's big numbers (Debian: libssl-dev), for SRP-6a's 3072-bit exponentiations.
+        // Only the HAP module imports it.
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // The HomeKit Accessory Protocol, controller side: TLV8, SRP-6a, pair-setup and
+        // pair-verify, the encrypted session, HTTP and EVENT framing. Knows nothing of MQTT or homes.
+        .target(
+            name: "HAP",
+            dependencies: [
+                "CLibCrypto",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // Paired HAP accessories and bridges as an AccessoryDriver: sessions, events, reconnects.
+        .target(
+            name: "HAPDriver",
+            dependencies: ["HAP", "Accessories", "HomeModel", .product(name: "Logging", package: "swift-log")]
         ),
         // The only Swift face of libmosquitto.
         .target(
@@ -76,6 +98,8 @@ let package = Package(
                 "Accessories",
                 "HomeStore",
                 "Gateway",
+                "HAP",
+                "HAPDriver",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -95,6 +119,8 @@ let package = Package(
             dependencies: ["MQTT"],
             path: "Tests/TestSupport"
         ),
+        .testTarget(name: "HAPTests", dependencies: ["HAP", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "HAPPeerTests", dependencies: ["HAP", "HAPDriver", "Accessories", "HomeModel", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
         .testTarget(name: "HomeGateConfigTests", dependencies: ["HomeGateConfig", "MQTT", "HomeModel", "Accessories"]),
         .testTarget(name: "HomeModelTests", dependencies: ["HomeModel"]),

@@ -24,6 +24,25 @@ public protocol AccessoryDriver: Sendable {
     /// Changes reported by the devices: values (events, drift, physical changes) and
     /// reachability. One stream per driver, for one consumer, in order.
     var events: AsyncStream<AccessoryEvent> { get }
+
+    /// Whether the accessory `id` is this driver's.
+    func serves(_ id: AccessoryID) -> Bool
+
+    /// Where an accessory this driver brings goes when the home does not have it yet (a newly
+    /// paired device); nil: the primary home's default room.
+    func placement(of id: AccessoryID) -> Placement?
+}
+
+/// Where a new accessory goes: a home and a room, by name (HomeKit's comparison: case, spaces
+/// and apostrophes ignored). A missing room is made; an unknown home means the primary home.
+public struct Placement: Sendable, Hashable {
+    public var home: String?
+    public var room: String?
+
+    public init(home: String? = nil, room: String? = nil) {
+        self.home = home
+        self.room = room
+    }
 }
 
 /// Something that happened on the device side.
@@ -32,6 +51,11 @@ public enum AccessoryEvent: Sendable, Hashable {
     case value(CharacteristicReference, Value)
     /// An accessory became reachable or unreachable.
     case reachability(AccessoryID, reachable: Bool)
+    /// Accessories a device described (again): structure, values, reachability. Those the home
+    /// has get the new structure and values; new ones are placed (``AccessoryDriver/placement(of:)``).
+    case accessories([Accessory])
+    /// Accessories that are gone for good (their device was unpaired): they leave the home.
+    case removed([AccessoryID])
 }
 
 /// Why a device operation failed: the HAP status, and a message a person understands.
@@ -48,6 +72,10 @@ public struct DriverError: Error, Equatable, CustomStringConvertible {
 }
 
 extension AccessoryDriver {
+    public func placement(of id: AccessoryID) -> Placement? {
+        nil
+    }
+
     public func writeNow(_ value: Value, to characteristic: CharacteristicReference) -> Result<Void, DriverError>? {
         nil
     }

@@ -180,6 +180,10 @@ public final class Simulator: AccessoryDriver, Sendable {
     }
 
     /// The accessory's reachability: its own, and its bridge's.
+    public func serves(_ id: AccessoryID) -> Bool {
+        state.withLock { $0.devices[id] != nil }
+    }
+
     nonisolated(nonsending) public func isReachable(_ id: AccessoryID) async -> Bool {
         state.withLock { $0.isReachable(id) }
     }

@@ -11,7 +11,113 @@ extension Gateway {
             applyValue(value, to: reference)
         case .reachability(let id, let reachable):
             await setReachable(id, reachable)
+        case .accessories(let devices):
+            adopt(devices)
+        case .removed(let ids):
+            remove(ids)
         }
+    }
+
+    /// A device described its accessories (it connected, or reconnected): those the home has
+    /// take the device's structure and values (keeping their name and room); new ones are placed
+    /// where the driver says (``AccessoryDriver/placement(of:)``). Everything that changed is
+    /// stored, announced and republished.
+    func adopt(_ devices: [Accessory]) {
+        let before = homes
+        var cameBack: [AccessoryID] = []
+        for device in devices {
+            if let location = locations[device.id] {
+                let current = homes[location.home].accessories[location.accessory]
+                if device.isReachable && !current.isReachable { cameBack.append(device.id) }
+                homes[location.home].accessories[location.accessory] = Self.taking(device, into: current)
+            } else {
+                place(device)
+            }
+        }
+        guard homes != before else { return }
+        reindex()
+        for id in cameBack { setReachableFlag(id) }
+        layoutDidChange(saving: true)
+        for event in LayoutChanges.events(from: before, to: homes) { announce(event.kind, event.fields) }
+        for id in cameBack {
+            guard let (home, accessory) = accessory(id) else { continue }
+            announce("accessory-reachability", ["accessory": .string(id.rawValue), "name": .string(accessory.name), "home": .string(home.name), "reachable": .bool(true)])
+        }
+        republishAfterLayoutChange()
+    }
+
+    /// The device's description of an accessory the home has: the device's structure, values
+    /// and identity; the home's name and room. Reachability changes through ``setReachable(_:_:)``.
+    private static func taking(_ device: Accessory, into current: Accessory) -> Accessory {
+        var accessory = device
+        accessory.name = current.name
+        accessory.roomID = current.roomID
+        accessory.isReachable = current.isReachable
+        return accessory
+    }
+
+    private func setReachableFlag(_ id: AccessoryID) {
+        guard let location = locations[id] else { return }
+        homes[location.home].accessories[location.accessory].isReachable = true
+    }
+
+    /// A new accessory goes into the home the driver names (else the primary home), and into
+    /// the room it names (made if missing) unless it is behind a bridge: those start in the
+    /// default room, as in HomeKit.
+    func place(_ device: Accessory) {
+        let placement = driver.placement(of: device.id) ?? Placement()
+        if homes.isEmpty { homes.append(Home(id: "home", name: "My Home", isPrimary: true)) }
+        let homeIndex = placement.home.flatMap { name in
+            homes.firstIndex { HomeKitName.key($0.name) == HomeKitName.key(name) || $0.id.rawValue == name }
+        } ?? homes.firstIndex(where: \.isPrimary) ?? 0
+        var accessory = device
+        accessory.roomID = nil
+        if device.bridgeID == nil, let roomName = placement.room {
+            accessory.roomID = room(named: roomName, inHome: homeIndex)
+        }
+        homes[homeIndex].accessories.append(accessory)
+        logger.info("accessory \(device.id) (\(device.name)) joins \(homes[homeIndex].name), \(homes[homeIndex].room(of: accessory).name)")
+    }
+
+    /// The room called `name` in the home (HomeKit's comparison), made if there is none.
+    private func room(named name: String, inHome homeIndex: Int) -> RoomID? {
+        if let room = homes[homeIndex].allRooms.first(where: { HomeKitName.key($0.name) == HomeKitName.key(name) }) {
+            return room.id == Home.defaultRoom.id ? nil : room.id
+        }
+        guard let valid = try? HomeKitName(name) else {
+            logger.warning("room \"\(name)\" is not a valid HomeKit name; the accessory goes to the default room")
+            return nil
+        }
+        let taken = Set(homes[homeIndex].rooms.map(\.id.rawValue))
+        var id = Slug.make(valid.text, fallback: "room")
+        var suffix = 2
+        while taken.contains(id) || id == Home.defaultRoom.id.rawValue {
+            id = "\(Slug.make(valid.text, fallback: "room"))-\(suffix)"
+            suffix += 1
+        }
+        homes[homeIndex].rooms.append(Room(id: RoomID(id), name: valid.text))
+        return RoomID(id)
+    }
+
+    /// Accessories gone for good (their device was unpaired) leave the home: their topics are
+    /// cleared, their removal announced, the layout stored.
+    func remove(_ ids: [AccessoryID]) {
+        let gone = Set(ids)
+        let before = homes
+        for index in homes.indices {
+            homes[index].accessories.removeAll { gone.contains($0.id) }
+            for group in homes[index].serviceGroups.indices {
+                homes[index].serviceGroups[group].services.removeAll { gone.contains($0.accessoryID) }
+            }
+            for actionSet in homes[index].actionSets.indices {
+                homes[index].actionSets[actionSet].actions.removeAll { gone.contains($0.characteristic.accessoryID) }
+            }
+        }
+        guard homes != before else { return }
+        reindex()
+        layoutDidChange(saving: true)
+        for event in LayoutChanges.events(from: before, to: homes) { announce(event.kind, event.fields) }
+        republishAfterLayoutChange()
     }
 
     /// An accessory came or went: `$reachable`, `$events`, `$layout`; when it is back, its

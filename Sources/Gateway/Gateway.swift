@@ -200,7 +200,8 @@ public actor Gateway {
         }
     }
 
-    /// Takes the devices' structure, values and reachability into the layout.
+    /// Takes the devices' structure, values and reachability into the layout; places the
+    /// accessories the layout does not have yet.
     func adoptDeviceStructure() async throws {
         let devices = try await driver.accessories()
         let byID = Dictionary(devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
@@ -216,6 +217,11 @@ public actor Gateway {
                 }
             }
         }
+        // A device's accessories the home does not have yet (a new pairing) are placed; the
+        // first synchronisation publishes them.
+        let known = Set(locations.keys)
+        for device in devices where !known.contains(device.id) { place(device) }
+        reindex()
         layoutDidChange(saving: true)
     }
 

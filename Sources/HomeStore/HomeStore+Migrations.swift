@@ -5,7 +5,7 @@ import GRDB
 // to get a new schema.
 
 extension HomeStore {
-    /// The schema's migrations, in order: `v1-layout`, `v2-ledger`.
+    /// The schema's migrations, in order: `v1-layout`, `v2-ledger`, `v3-pairings`.
     static func migrator() -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-layout") { db in
@@ -13,6 +13,9 @@ extension HomeStore {
         }
         migrator.registerMigration("v2-ledger") { db in
             for statement in Schema.ledger { try db.execute(sql: statement) }
+        }
+        migrator.registerMigration("v3-pairings") { db in
+            for statement in Schema.pairings { try db.execute(sql: statement) }
         }
         return migrator
     }
@@ -136,6 +139,30 @@ private enum Schema {
         """
         INSERT INTO setting (key, value)
         SELECT '\(SettingKey.layoutSaved)', X'' WHERE EXISTS (SELECT 1 FROM home)
+        """,
+    ]
+
+    /// `v3-pairings`: the HAP controller's identity (one row) and the accessories paired with it.
+    /// The private key is a secret: the database file is mode 0600 and the key is never logged.
+    static let pairings = [
+        """
+        CREATE TABLE controller_identity (
+            singleton INTEGER NOT NULL PRIMARY KEY CHECK (singleton = 1),
+            pairing_id TEXT NOT NULL,
+            private_key BLOB NOT NULL
+        )
+        """,
+        """
+        CREATE TABLE pairing (
+            device_id TEXT NOT NULL PRIMARY KEY,
+            public_key BLOB NOT NULL,
+            host TEXT NOT NULL,
+            port INTEGER NOT NULL,
+            name TEXT NOT NULL,
+            home TEXT,
+            room TEXT,
+            paired_at DOUBLE NOT NULL
+        )
         """,
     ]
 }

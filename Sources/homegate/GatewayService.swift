@@ -1,6 +1,7 @@
 import Accessories
 import Foundation
 import Gateway
+import HAPDriver
 import HomeGateConfig
 import HomeModel
 import HomeStore
@@ -15,22 +16,26 @@ import UnixSignals
 ///
 /// `<base>/$state` is `online` (retained) after every connect; the broker's Last Will sets it to
 /// `offline` if the gateway dies, and a graceful shutdown (SIGINT, SIGTERM) publishes `offline`
-/// itself before disconnecting cleanly. SIGHUP reloads the configuration file.
+/// itself before disconnecting cleanly. SIGHUP reloads the configuration file and the pairings.
 struct GatewayService: ServiceLifecycle.Service {
     let client: MQTT.Client
     let engine: Gateway
     let simulator: Simulator
+    let hapDriver: HAPDriver
+    let drivers: DriverSet
     let baseTopic: TopicName
     let reloader: Reloader
     let metricsServer: MetricsServer?
     let logger: Logger
     private let announcer: OnlineAnnouncer
 
-    init(client: MQTT.Client, engine: Gateway, simulator: Simulator, baseTopic: TopicName, reloader: Reloader,
-         metricsServer: MetricsServer?, logger: Logger) {
+    init(client: MQTT.Client, engine: Gateway, simulator: Simulator, hapDriver: HAPDriver, drivers: DriverSet, baseTopic: TopicName,
+         reloader: Reloader, metricsServer: MetricsServer?, logger: Logger) {
         self.client = client
         self.engine = engine
         self.simulator = simulator
+        self.hapDriver = hapDriver
+        self.drivers = drivers
         self.baseTopic = baseTopic
         self.reloader = reloader
         self.metricsServer = metricsServer
@@ -56,6 +61,8 @@ struct GatewayService: ServiceLifecycle.Service {
             group.addTask { await announceOnlineAfterEveryConnect() }
             group.addTask { try await engine.run() }
             group.addTask { try? await simulator.run() }
+            group.addTask { await hapDriver.run() }
+            group.addTask { await drivers.run() }
             group.addTask { await reloadOnHangUp() }
             if let metricsServer {
                 group.addTask {
@@ -94,6 +101,8 @@ struct GatewayService: ServiceLifecycle.Service {
             guard let (homes, configured) = reloader.reload() else { continue }
             let leftOut = await engine.reload(homes: homes)
             reloader.recordApplied(configured, leavingOut: leftOut)
+            // New pairings connect (their accessories join when they answer); removed ones leave.
+            if let pairings = reloader.pairedDevices() { hapDriver.replaceDevices(pairings) }
         }
     }
 

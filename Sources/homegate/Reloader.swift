@@ -1,4 +1,5 @@
 import Foundation
+import HAPDriver
 import HomeGateConfig
 import HomeModel
 import HomeStore
@@ -16,7 +17,7 @@ struct Reloader: Sendable {
     /// layout the store holds.
     func initialLayout(_ file: ConfigFile) throws -> (homes: [Home], stored: [Home]?) {
         let stored = try store.hasLayout() ? store.loadHomes() : nil
-        return (try merge(file.homes, stored: stored), stored)
+        return (try withoutUnpairedAccessories(merge(file.homes, stored: stored)), stored)
     }
 
     /// Reads the configuration file again: the merged layout and the configuration's homes; nil
@@ -25,7 +26,8 @@ struct Reloader: Sendable {
     func reload() -> (homes: [Home], configured: [Home])? {
         do {
             let file = try ConfigFile.load(path: configPath, overrides: overrides)
-            return (try merge(file.homes, stored: store.hasLayout() ? store.loadHomes() : nil, recording: false), file.homes)
+            let merged = try merge(file.homes, stored: store.hasLayout() ? store.loadHomes() : nil, recording: false)
+            return (try withoutUnpairedAccessories(merged), file.homes)
         } catch let error as ConfigError {
             logger.error("the configuration was not reloaded: \(error)")
         } catch {
@@ -44,6 +46,29 @@ struct Reloader: Sendable {
         } catch {
             logger.error("could not record the configuration as applied: \(error)")
         }
+    }
+
+    /// The paired devices as the store has them now; nil (logged) if it cannot be read.
+    func pairedDevices() -> [HAPDriver.Device]? {
+        do {
+            return PairingStore.devices(try store.pairings())
+        } catch {
+            logger.error("the pairings were not reloaded: \(error)")
+            return nil
+        }
+    }
+
+    /// The homes without the accessories of HAP devices that are no longer paired
+    /// (`homegate unpair`): they leave the home, and their topics are cleared.
+    func withoutUnpairedAccessories(_ homes: [Home]) throws -> [Home] {
+        let paired = try store.pairings().map { HAPDriver.accessoryID(deviceID: $0.deviceID, aid: 1).rawValue.dropLast() }
+        var result = homes
+        for index in result.indices {
+            result[index].accessories.removeAll { accessory in
+                HAPDriver.isHAPAccessory(accessory.id) && !paired.contains { accessory.id.rawValue.hasPrefix($0) }
+            }
+        }
+        return result
     }
 
     private func merge(_ configured: [Home], stored: [Home]?, recording: Bool = true) throws -> [Home] {

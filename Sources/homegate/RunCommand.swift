@@ -2,6 +2,8 @@ import Accessories
 import ArgumentParser
 import Foundation
 import Gateway
+import HAP
+import HAPDriver
 import HomeGateConfig
 import HomeModel
 import HomeStore
@@ -82,6 +84,15 @@ struct RunCommand: AsyncParsableCommand {
         }
         logger.info("HomeGate starting: broker \(file.mqtt.url), base topic \(file.baseTopic), data in \(file.dataDirectory)")
         let simulator = Simulator(devices: file.simulatorDevices, seed: file.simulatorSeed ?? .random(in: 0...UInt64.max))
+        let hapDriver: HAPDriver
+        do {
+            let pairings = PairingStore(store: store, file: file)
+            hapDriver = HAPDriver(controller: try pairings.controllerIdentity(), devices: PairingStore.devices(try store.pairings()), logger: logger)
+        } catch {
+            printError("\(error)")
+            throw HomeGateExit.configuration
+        }
+        let drivers = DriverSet([simulator, hapDriver])
         let output: Gateway.Output = switch file.engine.output {
         case .values: .values
         case .json: .json
@@ -91,10 +102,11 @@ struct RunCommand: AsyncParsableCommand {
             configuration: Gateway.Configuration(baseTopic: file.baseTopic, writeTimeout: file.engine.writeTimeout,
                                                  queueLimit: file.engine.queueLimit, pollInterval: file.engine.pollInterval,
                                                  output: output, homeAssistantPrefix: file.homeAssistant.enabled ? file.homeAssistant.prefix : nil),
-            bus: client, driver: simulator, simulator: simulator, store: store, homes: homes, storedHomes: storedHomes, logger: logger
+            bus: client, driver: drivers, simulator: simulator, store: store, homes: homes, storedHomes: storedHomes, logger: logger
         )
         engineReference.set(engine)
-        let service = GatewayService(client: client, engine: engine, simulator: simulator, baseTopic: file.baseTopic, reloader: reloader,
+        let service = GatewayService(client: client, engine: engine, simulator: simulator, hapDriver: hapDriver, drivers: drivers,
+                                     baseTopic: file.baseTopic, reloader: reloader,
                                      metricsServer: metricsServer, logger: logger)
         let group = ServiceGroup(
             services: [service],

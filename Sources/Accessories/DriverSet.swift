@@ -1,0 +1,70 @@
+import HomeModel
+import Synchronization
+
+/// Several drivers as one (the simulator and the HAP controller): each accessory goes to the
+/// driver that serves it; their events arrive merged, each driver's in its own order.
+///
+/// ``run()`` forwards the drivers' events; it must run while ``events`` is consumed.
+public final class DriverSet: AccessoryDriver {
+    private let drivers: [any AccessoryDriver]
+    public let events: AsyncStream<AccessoryEvent>
+    private let continuation: AsyncStream<AccessoryEvent>.Continuation
+
+    public init(_ drivers: [any AccessoryDriver]) {
+        self.drivers = drivers
+        (events, continuation) = AsyncStream.makeStream()
+    }
+
+    /// Forwards every driver's events until cancelled (or every driver's stream ended).
+    public func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            for driver in drivers {
+                group.addTask { [continuation] in
+                    for await event in driver.events { continuation.yield(event) }
+                }
+            }
+        }
+        continuation.finish()
+    }
+
+    public func accessories() async throws -> [Accessory] {
+        try await withThrowingTaskGroup(of: [Accessory].self) { group in
+            for driver in drivers { group.addTask { try await driver.accessories() } }
+            var all: [Accessory] = []
+            for try await accessories in group { all += accessories }
+            return all
+        }
+    }
+
+    public func read(_ characteristic: CharacteristicReference) async throws(DriverError) -> Value {
+        try await driver(for: characteristic.accessoryID).read(characteristic)
+    }
+
+    public func write(_ value: Value, to characteristic: CharacteristicReference) async throws(DriverError) {
+        try await driver(for: characteristic.accessoryID).write(value, to: characteristic)
+    }
+
+    public func writeNow(_ value: Value, to characteristic: CharacteristicReference) -> Result<Void, DriverError>? {
+        guard let driver = drivers.first(where: { $0.serves(characteristic.accessoryID) }) else {
+            return .failure(Self.unknown(characteristic.accessoryID))
+        }
+        return driver.writeNow(value, to: characteristic)
+    }
+
+    public func serves(_ id: AccessoryID) -> Bool {
+        drivers.contains { $0.serves(id) }
+    }
+
+    public func placement(of id: AccessoryID) -> Placement? {
+        drivers.first { $0.serves(id) }?.placement(of: id)
+    }
+
+    private func driver(for id: AccessoryID) throws(DriverError) -> any AccessoryDriver {
+        guard let driver = drivers.first(where: { $0.serves(id) }) else { throw Self.unknown(id) }
+        return driver
+    }
+
+    private static func unknown(_ id: AccessoryID) -> DriverError {
+        DriverError(.communicationFailure, "no device serves accessory \(id)")
+    }
+}

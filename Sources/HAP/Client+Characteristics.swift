@@ -1,0 +1,107 @@
+import Foundation
+
+/// One characteristic write.
+public struct CharacteristicWrite: Sendable, Hashable {
+    public let address: CharacteristicAddress
+    public let value: JSON
+    /// Ask for the value the write produced (`r: true`, for write-response characteristics).
+    public let wantsResponse: Bool
+
+    public init(_ address: CharacteristicAddress, _ value: JSON, wantsResponse: Bool = false) {
+        self.address = address
+        self.value = value
+        self.wantsResponse = wantsResponse
+    }
+}
+
+/// A characteristic's outcome in a read or write: the status, and the value when there is one.
+public struct CharacteristicOutcome: Sendable, Hashable {
+    public let status: HAPStatusCode
+    public let value: JSON?
+}
+
+extension Client {
+    /// The accessory database (`GET /accessories`).
+    public func accessories() async throws(HAPError) -> [AccessoryDescription] {
+        try requireSession("reading the accessories")
+        let response = try await request(HTTPRequest(method: "GET", path: "/accessories"))
+        guard response.status == 200 else {
+            throw HAPError(.status, "GET /accessories: the accessory answered HTTP \(response.status) \(response.reason)")
+        }
+        return try AccessoryDescription.parse(response.body)
+    }
+
+    /// Reads characteristics (`GET /characteristics?id=...`): each one's status and value.
+    public func read(_ addresses: [CharacteristicAddress], timeout: Duration = Client.defaultTimeout) async throws(HAPError) -> [CharacteristicAddress: CharacteristicOutcome] {
+        try requireSession("reading characteristics")
+        guard !addresses.isEmpty else { return [:] }
+        let ids = addresses.map(\.description).joined(separator: ",")
+        let response = try await request(HTTPRequest(method: "GET", path: "/characteristics?id=\(ids)"), timeout: timeout)
+        guard response.status == 200 || response.status == 207 else {
+            throw HAPError(.status, "GET /characteristics: the accessory answered HTTP \(response.status) \(response.reason)")
+        }
+        return try Self.outcomes(in: JSON.parse(response.body), for: addresses, request: "GET /characteristics")
+    }
+
+    /// Writes characteristics (`PUT /characteristics`) and returns each one's outcome once the
+    /// accessory answered. `timed`: a timed write (`PUT /prepare` with a `pid` and this time to
+    /// live first), which characteristics with the `tw` permission require.
+    public func write(_ writes: [CharacteristicWrite], timed ttl: Duration? = nil) async throws(HAPError) -> [CharacteristicAddress: CharacteristicOutcome] {
+        try requireSession("writing characteristics")
+        guard !writes.isEmpty else { return [:] }
+        var body: [String: JSON] = ["characteristics": .array(writes.map { write in
+            var entry: [String: JSON] = ["aid": .int(Int64(write.address.aid)), "iid": .int(Int64(write.address.iid)), "value": write.value]
+            if write.wantsResponse { entry["r"] = .bool(true) }
+            return .object(entry)
+        })]
+        if let ttl { body["pid"] = .int(try await prepare(ttl: ttl)) }
+        return try await characteristicsPut(.object(body), for: writes.map(\.address))
+    }
+
+    /// Turns events on (or off) for characteristics (`ev` in `PUT /characteristics`).
+    public func subscribe(_ addresses: [CharacteristicAddress], enabled: Bool = true) async throws(HAPError) -> [CharacteristicAddress: CharacteristicOutcome] {
+        try requireSession("subscribing to events")
+        guard !addresses.isEmpty else { return [:] }
+        let entries: [JSON] = addresses.map { .object(["aid": .int(Int64($0.aid)), "iid": .int(Int64($0.iid)), "ev": .bool(enabled)]) }
+        return try await characteristicsPut(.object(["characteristics": .array(entries)]), for: addresses)
+    }
+
+    /// `PUT /prepare`: announces a timed write; returns its `pid`.
+    private func prepare(ttl: Duration) async throws(HAPError) -> Int64 {
+        let pid = Int64.random(in: 1...Int64(UInt32.max))
+        let milliseconds = ttl.components.seconds * 1000 + ttl.components.attoseconds / 1_000_000_000_000_000
+        let (_, body) = try await jsonRequest("PUT", "/prepare", .object(["ttl": .int(milliseconds), "pid": .int(pid)]))
+        if let status = body?["status"]?.int, status != 0 {
+            let code = HAPStatusCode(rawValue: Int(status))
+            throw HAPError(.status, "PUT /prepare: the accessory refused the timed write: \(code.map { "\($0)" } ?? "status \(status)")", status: code)
+        }
+        return pid
+    }
+
+    private func characteristicsPut(_ body: JSON, for addresses: [CharacteristicAddress]) async throws(HAPError) -> [CharacteristicAddress: CharacteristicOutcome] {
+        let (status, reply) = try await jsonRequest("PUT", "/characteristics", body)
+        guard status != 204, let reply else {
+            return Dictionary(addresses.map { ($0, CharacteristicOutcome(status: .success, value: nil)) }, uniquingKeysWith: { first, _ in first })
+        }
+        return try Self.outcomes(in: reply, for: addresses, request: "PUT /characteristics")
+    }
+
+    /// Each address's outcome in a `characteristics` body; an address the body leaves out
+    /// failed with -70402 (communication failure).
+    static func outcomes(in body: JSON, for addresses: [CharacteristicAddress], request: String) throws(HAPError) -> [CharacteristicAddress: CharacteristicOutcome] {
+        guard let entries = body["characteristics"]?.array else {
+            throw HAPError(.malformed, "\(request): no \"characteristics\" array in the answer")
+        }
+        var outcomes: [CharacteristicAddress: CharacteristicOutcome] = [:]
+        for entry in entries {
+            guard let aid = entry["aid"]?.int, let iid = entry["iid"]?.int else { continue }
+            let raw = entry["status"]?.int ?? 0
+            let status = HAPStatusCode(rawValue: Int(raw)) ?? .communicationFailure
+            outcomes[CharacteristicAddress(aid: Int(aid), iid: Int(iid))] = CharacteristicOutcome(status: status, value: entry["value"])
+        }
+        for address in addresses where outcomes[address] == nil {
+            outcomes[address] = CharacteristicOutcome(status: .communicationFailure, value: nil)
+        }
+        return outcomes
+    }
+}

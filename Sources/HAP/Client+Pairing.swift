@@ -1,0 +1,56 @@
+extension Client {
+    /// Pairs with the accessory using its setup code: pair-setup M1-M6 (`POST /pair-setup`).
+    ///
+    /// The connection stays in plaintext; verify on a connection (this one or a new one) to
+    /// use the pairing.
+    /// - Returns: the accessory's pairing id and long-term public key, to store.
+    /// - Throws: ``HAPError``: ``HAPError/Kind/pairing`` with ``PairingErrorCode/authentication``
+    ///   for a wrong code, ``PairingErrorCode/unavailable`` when the accessory is paired already.
+    public func pairSetup(code: String, controller: ControllerIdentity) async throws(HAPError) -> AccessoryPairing {
+        var machine = try PairSetup(setupCode: code, controller: controller)
+        var message = machine.start()
+        while true {
+            let reply = try await tlvRequest("/pair-setup", message, timeout: .seconds(30))
+            switch try machine.receive(reply) {
+            case .send(let next): message = next
+            case .paired(let pairing): return pairing
+            }
+        }
+    }
+
+    /// Proves both sides' identities (pair-verify M1-M4, `POST /pair-verify`) and switches the
+    /// connection to the encrypted session.
+    /// - Throws: ``HAPError`` if the accessory is not the one paired, or no longer knows us.
+    public func verify(controller: ControllerIdentity, accessory: AccessoryPairing) async throws(HAPError) {
+        guard !connection.isEncrypted else { throw HAPError(.state, "the connection to \(host):\(port) is verified already") }
+        var machine = PairVerify(controller: controller, accessory: accessory)
+        var message = machine.start()
+        while true {
+            let reply = try await tlvRequest("/pair-verify", message)
+            switch try machine.receive(reply) {
+            case .send(let next):
+                message = next
+            case .verified(let keys):
+                connection.encrypt(with: keys)
+                return
+            }
+        }
+    }
+
+    /// Connects and verifies: a ready encrypted session.
+    public static func session(host: String, port: Int, controller: ControllerIdentity, accessory: AccessoryPairing,
+                               timeout: Duration = .seconds(5)) async throws(HAPError) -> Client {
+        let client = try await connect(host: host, port: port, timeout: timeout)
+        do {
+            try await client.verify(controller: controller, accessory: accessory)
+        } catch {
+            client.close()
+            throw error
+        }
+        return client
+    }
+
+    func requireSession(_ operation: String) throws(HAPError) {
+        guard connection.isEncrypted else { throw HAPError(.state, "\(operation) needs a verified session with \(host):\(port)") }
+    }
+}

@@ -1,0 +1,226 @@
+import HAP
+import HomeModel
+import Accessories
+import Logging
+import Synchronization
+
+/// The gateway's link to one paired device: a verified session while it can be had, with
+/// events subscribed, a periodic keep-alive read, and reconnection with backoff after a drop.
+///
+/// Each time a session is made the device's accessory database is read again and reported
+/// (structure and values) through ``AccessoryEvent/accessories(_:)``; when it drops, every
+/// accessory of the device (a bridge and all behind it) is reported unreachable.
+final class DeviceLink: Sendable {
+    let device: HAPDriver.Device
+    private let controller: ControllerIdentity
+    private let configuration: HAPDriver.Configuration
+    private let emit: @Sendable (AccessoryEvent) -> Void
+    private let logger: Logger
+
+    private struct State {
+        var client: Client?
+        var mapping: AccessoryMapping?
+        /// Set once the first attempt to connect has ended, either way.
+        var firstAttemptDone = false
+        var firstAttemptWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    init(device: HAPDriver.Device, controller: ControllerIdentity, configuration: HAPDriver.Configuration, logger: Logger,
+         emit: @escaping @Sendable (AccessoryEvent) -> Void) {
+        self.device = device
+        self.controller = controller
+        self.configuration = configuration
+        self.logger = logger
+        self.emit = emit
+    }
+
+    /// The accessories as last described by the device; empty before its first session.
+    var accessories: [Accessory] { state.withLock { $0.mapping?.accessories ?? [] } }
+
+    /// Whether the link knows the accessory (from the device's last description, or by its id's
+    /// prefix before the first session).
+    func serves(_ id: AccessoryID) -> Bool {
+        id.rawValue.hasPrefix(AccessoryMapping.idPrefix(deviceID: device.deviceID))
+    }
+
+    /// Connects, serves, reconnects, until cancelled; on the way out the accessories go unreachable.
+    func run() async {
+        var policy = ReconnectPolicy(initial: configuration.reconnectDelay, maximum: configuration.maximumReconnectDelay)
+        while !Task.isCancelled {
+            do {
+                let client = try await connect()
+                policy.reset()
+                let reason = await serve(client)
+                logger.warning("\(device.name) (\(device.deviceID)) dropped: \(reason)")
+            } catch {
+                logger.warning("\(device.name) (\(device.deviceID)) at \(device.host):\(device.port): \(error)")
+            }
+            markFirstAttemptDone()
+            disconnect()
+            guard (try? await Task.sleep(for: policy.nextDelay())) != nil else { break }
+        }
+        disconnect()
+    }
+
+    /// Waits until the first attempt to connect has ended (or `limit` passed).
+    func firstAttempt(within limit: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                await withCheckedContinuation { continuation in
+                    let done = self.state.withLock { state in
+                        if !state.firstAttemptDone { state.firstAttemptWaiters.append(continuation) }
+                        return state.firstAttemptDone
+                    }
+                    if done { continuation.resume() }
+                }
+            }
+            group.addTask { try? await Task.sleep(for: limit) }
+            await group.next()
+            group.cancelAll()
+            // The waiter above may still be parked: release it.
+            self.markFirstAttemptDone(onlyWaking: true)
+        }
+    }
+
+    private func markFirstAttemptDone(onlyWaking: Bool = false) {
+        let waiters = state.withLock { state in
+            if !onlyWaking { state.firstAttemptDone = true }
+            defer { state.firstAttemptWaiters.removeAll() }
+            return state.firstAttemptWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    // MARK: A session
+
+    /// Verifies a session, reads the accessory database, reports it, subscribes to events.
+    private func connect() async throws(HAPError) -> Client {
+        let client = try await Client.session(host: device.host, port: device.port, controller: controller, accessory: device.pairing,
+                                              timeout: configuration.connectTimeout)
+        do {
+            let mapping = AccessoryMapping(deviceID: device.deviceID, database: try await client.accessories())
+            state.withLock { state in
+                state.client = client
+                state.mapping = mapping
+            }
+            emit(.accessories(mapping.accessories))
+            markFirstAttemptDone()
+            let outcomes = try await client.subscribe(mapping.notifying)
+            let refused = outcomes.filter { $0.value.status != .success }.keys.sorted()
+            if !refused.isEmpty { logger.notice("\(device.name): events refused for \(refused.map(\.description).joined(separator: ", "))") }
+            logger.info("\(device.name) (\(device.deviceID)) connected at \(device.host):\(device.port): \(mapping.accessories.count) accessories")
+            return client
+        } catch {
+            client.close()
+            throw error
+        }
+    }
+
+    /// Forwards events and reads the keep-alive probe until the session drops; tells why.
+    private func serve(_ client: Client) async -> HAPError {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.forwardEvents(of: client) }
+            group.addTask { await self.keepAlive(client) }
+            let reason = await client.closed()
+            group.cancelAll()
+            return reason
+        }
+    }
+
+    private func forwardEvents(of client: Client) async {
+        for await values in client.events {
+            guard let mapping = state.withLock({ $0.mapping }) else { continue }
+            for value in values {
+                guard let id = mapping.accessoryID(aid: value.address.aid), let info = mapping.characteristics[value.address],
+                      let converted = AccessoryMapping.value(from: value.value, format: info.format) else { continue }
+                emit(.value(CharacteristicReference(accessoryID: id, iid: value.address.iid), converted))
+            }
+        }
+    }
+
+    /// A silent device is noticed by a cheap read every keep-alive interval: one that does not
+    /// answer in time closes the connection (``Client`` does that on a timeout).
+    private func keepAlive(_ client: Client) async {
+        guard let probe = state.withLock({ $0.mapping?.keepAliveProbe }) else { return }
+        while (try? await Task.sleep(for: configuration.keepAliveInterval)) != nil {
+            do {
+                _ = try await client.read([probe], timeout: configuration.keepAliveTimeout)
+            } catch {
+                client.close()
+                return
+            }
+        }
+    }
+
+    /// Forgets the session; reports the accessories unreachable.
+    private func disconnect() {
+        let (client, accessories) = state.withLock { state in
+            defer { state.client = nil }
+            return (state.client, state.client == nil ? [] : state.mapping?.accessories ?? [])
+        }
+        client?.close()
+        for accessory in accessories { emit(.reachability(accessory.id, reachable: false)) }
+    }
+
+    // MARK: Reads and writes
+
+    func read(_ reference: CharacteristicReference) async throws(DriverError) -> Value {
+        let (client, mapping, address) = try session(for: reference)
+        let outcome: CharacteristicOutcome?
+        do {
+            outcome = try await client.read([address], timeout: configuration.requestTimeout)[address]
+        } catch {
+            throw Self.driverError(error)
+        }
+        guard let outcome, outcome.status == .success else {
+            throw Self.driverError(outcome?.status ?? .communicationFailure, "\(device.name) could not read \(address)")
+        }
+        guard let info = mapping.characteristics[address], let json = outcome.value, let value = AccessoryMapping.value(from: json, format: info.format) else {
+            throw DriverError(.communicationFailure, "\(device.name) sent no usable value for \(address)")
+        }
+        return value
+    }
+
+    func write(_ value: Value, to reference: CharacteristicReference) async throws(DriverError) {
+        let (client, mapping, address) = try session(for: reference)
+        let timed = mapping.characteristics[address]?.timedWrite == true
+        let outcome: CharacteristicOutcome?
+        do {
+            let write = CharacteristicWrite(address, AccessoryMapping.json(from: value))
+            outcome = try await client.write([write], timed: timed ? configuration.timedWriteTTL : nil)[address]
+        } catch {
+            throw Self.driverError(error)
+        }
+        guard let outcome, outcome.status == .success else {
+            throw Self.driverError(outcome?.status ?? .communicationFailure, "\(device.name) refused the write to \(address)")
+        }
+    }
+
+    private func session(for reference: CharacteristicReference) throws(DriverError) -> (Client, AccessoryMapping, CharacteristicAddress) {
+        let found = state.withLock { state -> (Client, AccessoryMapping)? in
+            guard let client = state.client, let mapping = state.mapping else { return nil }
+            return (client, mapping)
+        }
+        guard let (client, mapping) = found, client.isOpen else {
+            throw DriverError(.communicationFailure, "\(device.name) (\(device.host):\(device.port)) is not reachable")
+        }
+        guard let aid = mapping.aids[reference.accessoryID], mapping.characteristics[CharacteristicAddress(aid: aid, iid: reference.iid)] != nil else {
+            throw DriverError(.noSuchResource, "\(device.name) has no characteristic \(reference)")
+        }
+        return (client, mapping, CharacteristicAddress(aid: aid, iid: reference.iid))
+    }
+
+    private static func driverError(_ status: HAPStatusCode, _ message: String) -> DriverError {
+        let modelStatus = HAPStatus(rawValue: status.rawValue) ?? .communicationFailure
+        return DriverError(modelStatus, "\(message): \(status)")
+    }
+
+    private static func driverError(_ error: HAPError) -> DriverError {
+        if let status = error.status, let modelStatus = HAPStatus(rawValue: status.rawValue) {
+            return DriverError(modelStatus, error.message)
+        }
+        return DriverError(error.kind == .timeout ? .timedOut : .communicationFailure, error.message)
+    }
+}

@@ -1,0 +1,195 @@
+import Accessories
+import HAP
+import HomeModel
+import Logging
+import Synchronization
+
+/// Drives paired HomeKit accessories and bridges over HAP: one verified session per device,
+/// bridged accessories as accessories of their own (with the bridge relation), events for
+/// every characteristic that sends them (the engine polls the rest), a keep-alive read so a
+/// silent device is noticed within seconds, reconnection with backoff, and the accessory
+/// database read again (structure and values) after every reconnect.
+///
+/// ``run()`` must run for the driver to do anything; ``replaceDevices(_:)`` takes a new set of
+/// pairings (after `homegate pair` or `unpair` and a SIGHUP).
+public final class HAPDriver: AccessoryDriver {
+    /// The driver's timing.
+    public struct Configuration: Sendable {
+        /// How long a TCP connect and pair-verify may take.
+        public var connectTimeout: Duration
+        /// How long a read or write may take.
+        public var requestTimeout: Duration
+        /// How often a cheap read checks that the device still answers.
+        public var keepAliveInterval: Duration
+        /// How long that read may take before the device counts as gone.
+        public var keepAliveTimeout: Duration
+        /// The first wait before reconnecting; it doubles while attempts fail, up to the maximum.
+        public var reconnectDelay: Duration
+        public var maximumReconnectDelay: Duration
+        /// How long ``accessories()`` waits for the devices' first sessions at start.
+        public var startupWait: Duration
+        /// The time to live of timed writes (`tw` characteristics).
+        public var timedWriteTTL: Duration
+
+        public init(connectTimeout: Duration = .seconds(5), requestTimeout: Duration = .seconds(10), keepAliveInterval: Duration = .milliseconds(1500),
+                    keepAliveTimeout: Duration = .seconds(2), reconnectDelay: Duration = .milliseconds(250), maximumReconnectDelay: Duration = .seconds(30),
+                    startupWait: Duration = .seconds(6), timedWriteTTL: Duration = .seconds(5)) {
+            self.connectTimeout = connectTimeout
+            self.requestTimeout = requestTimeout
+            self.keepAliveInterval = keepAliveInterval
+            self.keepAliveTimeout = keepAliveTimeout
+            self.reconnectDelay = reconnectDelay
+            self.maximumReconnectDelay = maximumReconnectDelay
+            self.startupWait = startupWait
+            self.timedWriteTTL = timedWriteTTL
+        }
+    }
+
+    /// A paired device: where it is, who it is, and where its accessories go in the home.
+    public struct Device: Sendable, Hashable {
+        public var deviceID: String
+        public var pairing: AccessoryPairing
+        public var host: String
+        public var port: Int
+        public var name: String
+        public var placement: Placement
+
+        public init(deviceID: String, publicKey: [UInt8], host: String, port: Int, name: String, placement: Placement = Placement()) {
+            self.deviceID = deviceID
+            self.pairing = AccessoryPairing(pairingID: deviceID, publicKey: publicKey)
+            self.host = host
+            self.port = port
+            self.name = name
+            self.placement = placement
+        }
+    }
+
+    private struct State {
+        var links: [String: DeviceLink] = [:]
+        var tasks: [String: Task<Void, Never>] = [:]
+        var running = false
+    }
+
+    private let controller: ControllerIdentity
+    private let configuration: Configuration
+    private let logger: Logger
+    private let state = Mutex(State())
+    public let events: AsyncStream<AccessoryEvent>
+    private let continuation: AsyncStream<AccessoryEvent>.Continuation
+
+    public init(controller: ControllerIdentity, devices: [Device], configuration: Configuration = Configuration(), logger: Logger) {
+        self.controller = controller
+        self.configuration = configuration
+        self.logger = logger
+        (events, continuation) = AsyncStream.makeStream()
+        let links = devices.map(makeLink)
+        state.withLock { state in
+            state.links = Dictionary(links.map { ($0.device.deviceID, $0) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
+    private func makeLink(_ device: Device) -> DeviceLink {
+        DeviceLink(device: device, controller: controller, configuration: configuration, logger: logger) { [continuation] event in
+            continuation.yield(event)
+        }
+    }
+
+    /// Keeps a session with every device until cancelled.
+    public func run() async {
+        let links = state.withLock { state in
+            state.running = true
+            return Array(state.links.values)
+        }
+        for link in links { start(link) }
+        while (try? await Task.sleep(for: .seconds(3600))) != nil {}
+        stopAll()
+    }
+
+    private func start(_ link: DeviceLink) {
+        let task = Task { await link.run() }
+        state.withLock { $0.tasks[link.device.deviceID] = task }
+    }
+
+    private func stopAll() {
+        let tasks = state.withLock { state in
+            state.running = false
+            defer { state.tasks.removeAll() }
+            return Array(state.tasks.values)
+        }
+        for task in tasks { task.cancel() }
+        continuation.finish()
+    }
+
+    /// Takes a new set of pairings: new devices are connected (their accessories reported when
+    /// they answer), removed ones are disconnected and their accessories reported removed,
+    /// changed ones (a new address) are reconnected.
+    public func replaceDevices(_ devices: [Device]) {
+        let wanted = Dictionary(devices.map { ($0.deviceID, $0) }, uniquingKeysWith: { first, _ in first })
+        let (removed, added, running) = state.withLock { state in
+            var removed: [(DeviceLink, Task<Void, Never>?)] = []
+            for (id, link) in state.links where wanted[id] != link.device {
+                removed.append((link, state.tasks.removeValue(forKey: id)))
+                state.links[id] = nil
+            }
+            var added: [DeviceLink] = []
+            for (id, device) in wanted where state.links[id] == nil {
+                let link = makeLink(device)
+                state.links[id] = link
+                added.append(link)
+            }
+            return (removed, added, state.running)
+        }
+        for (link, task) in removed {
+            task?.cancel()
+            if wanted[link.device.deviceID] == nil {
+                let ids = link.accessories.map(\.id)
+                logger.info("\(link.device.name) (\(link.device.deviceID)) is no longer paired: \(ids.count) accessories leave the home")
+                if !ids.isEmpty { continuation.yield(.removed(ids)) }
+            }
+        }
+        if running { for link in added { start(link) } }
+    }
+
+    /// The devices' accessories, after waiting (at most ``Configuration/startupWait``) for each
+    /// device's first attempt to connect; devices not reached yet report theirs when they answer.
+    public func accessories() async throws -> [Accessory] {
+        let links = state.withLock { Array($0.links.values) }
+        await withTaskGroup(of: Void.self) { group in
+            for link in links { group.addTask { await link.firstAttempt(within: self.configuration.startupWait) } }
+        }
+        return links.flatMap(\.accessories)
+    }
+
+    public func read(_ characteristic: CharacteristicReference) async throws(DriverError) -> Value {
+        try await link(for: characteristic.accessoryID).read(characteristic)
+    }
+
+    public func write(_ value: Value, to characteristic: CharacteristicReference) async throws(DriverError) {
+        try await link(for: characteristic.accessoryID).write(value, to: characteristic)
+    }
+
+    public func serves(_ id: AccessoryID) -> Bool {
+        state.withLock { state in state.links.values.contains { $0.serves(id) } }
+    }
+
+    public func placement(of id: AccessoryID) -> Placement? {
+        state.withLock { state in state.links.values.first { $0.serves(id) }?.device.placement }
+    }
+
+    private func link(for id: AccessoryID) throws(DriverError) -> DeviceLink {
+        guard let link = state.withLock({ state in state.links.values.first { $0.serves(id) } }) else {
+            throw DriverError(.communicationFailure, "no paired device serves accessory \(id)")
+        }
+        return link
+    }
+
+    /// Whether `id` is the id of an accessory of a HAP device (paired now or not).
+    public static func isHAPAccessory(_ id: AccessoryID) -> Bool {
+        id.rawValue.hasPrefix("hap-")
+    }
+
+    /// The id accessory `aid` of device `deviceID` has in the home tree.
+    public static func accessoryID(deviceID: String, aid: Int) -> AccessoryID {
+        AccessoryMapping.accessoryID(deviceID: deviceID, aid: aid)
+    }
+}

@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import HAP
+import HAPDriver
+import HomeModel
+import HomeStore
+
+/// `homegate pair`: pairs the gateway's HAP controller with an accessory or a bridge.
+struct PairCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pair",
+        abstract: "Pair with a HomeKit accessory or bridge, given its address and setup code.",
+        discussion: """
+            The pairing is kept in the data directory. A running gateway brings the accessories in on SIGHUP \
+            (systemctl reload homegate); a gateway started later brings them in at start.
+            """
+    )
+
+    @Option(name: .long, help: "The YAML configuration file (for data_dir and the homes).")
+    var config: String
+
+    @Option(name: .customLong("data-dir"), help: "Where the gateway keeps its state; overrides data_dir.")
+    var dataDirectory: String?
+
+    @Option(name: .long, help: "The accessory's address (IP or host name).")
+    var host: String
+
+    @Option(name: .long, help: "The accessory's HAP port.")
+    var port: Int
+
+    @Option(name: .long, help: "The setup code, 123-45-678.")
+    var code: String
+
+    @Option(name: .long, help: "The home its accessories join (default: the primary home).")
+    var home: String?
+
+    @Option(name: .long, help: "The room the accessory (or the bridge) goes into; made if missing. Accessories behind a bridge start in the default room.")
+    var room: String?
+
+    func validate() throws {
+        guard (1...65535).contains(port) else { throw ValidationError("--port: expected 1 to 65535, got \(port)") }
+        do {
+            _ = try PairSetup.normalised(code)
+        } catch {
+            throw ValidationError("--code: \(error.message)")
+        }
+        if let room {
+            do {
+                _ = try HomeKitName(room)
+            } catch {
+                throw ValidationError("--room: \(error)")
+            }
+        }
+    }
+
+    func run() async throws {
+        let pairings = try PairingStore.open(config: config, dataDirectory: dataDirectory)
+        let homeName = try resolveHome(in: pairings)
+        let controller = try pairings.controllerIdentity()
+        do {
+            let pairing = try await pairSetup(controller: controller)
+            let database = try await describe(pairing, controller: controller)
+            let name = Self.name(of: database) ?? "Accessory \(pairing.pairingID)"
+            try await save(StoredPairing(deviceID: pairing.pairingID, publicKey: pairing.publicKey, host: host, port: port, name: name,
+                                   home: homeName, room: room), in: pairings, undoing: pairing, controller: controller)
+            report(name: name, pairing: pairing, database: database)
+        } catch let error as HAPError {
+            printError(Self.explain(error, host: host, port: port))
+            throw error.kind == .connection || error.kind == .timeout ? HomeGateExit.refused : ExitCode.failure
+        }
+    }
+
+    /// The home named by `--home` (checked against the homes), or nil for the primary home.
+    private func resolveHome(in pairings: PairingStore) throws -> String? {
+        guard let home else { return nil }
+        let homes = try pairings.homes()
+        guard let match = homes.first(where: { HomeKitName.key($0.name) == HomeKitName.key(home) || $0.id.rawValue == home }) else {
+            printError("--home: no home \"\(home)\"; the homes are: \(homes.map(\.name).joined(separator: ", "))")
+            throw HomeGateExit.usage
+        }
+        return match.name
+    }
+
+    private func pairSetup(controller: ControllerIdentity) async throws(HAPError) -> AccessoryPairing {
+        let client = try await Client.connect(host: host, port: port)
+        defer { client.close() }
+        return try await client.pairSetup(code: code, controller: controller)
+    }
+
+    /// Verifies the new pairing on a fresh connection and reads the accessory database.
+    private func describe(_ pairing: AccessoryPairing, controller: ControllerIdentity) async throws(HAPError) -> [AccessoryDescription] {
+        let client = try await Client.session(host: host, port: port, controller: controller, accessory: pairing)
+        defer { client.close() }
+        return try await client.accessories()
+    }
+
+    /// Stores the pairing; if that fails the pairing is removed from the device again, so the
+    /// accessory is not left paired with a controller that forgot it.
+    private func save(_ stored: StoredPairing, in pairings: PairingStore, undoing pairing: AccessoryPairing, controller: ControllerIdentity) async throws {
+        do {
+            try pairings.store.savePairing(stored)
+        } catch {
+            printError("the pairing could not be stored (\(error)); removing it from the accessory again")
+            if let client = try? await Client.session(host: host, port: port, controller: controller, accessory: pairing) {
+                try? await client.removePairing(controller.pairingID)
+                client.close()
+            }
+            throw ExitCode.failure
+        }
+    }
+
+    private func report(name: String, pairing: AccessoryPairing, database: [AccessoryDescription]) {
+        print("paired with \(name) (\(pairing.pairingID)) at \(host):\(port)")
+        for accessory in database {
+            let id = HAPDriver.accessoryID(deviceID: pairing.pairingID, aid: accessory.aid)
+            print("  \(id)  \(Self.name(of: [accessory]) ?? "accessory \(accessory.aid)")")
+        }
+        print("a running gateway brings them in on SIGHUP (systemctl reload homegate); otherwise at its next start")
+    }
+
+    /// The Name of aid 1 (the bridge or the accessory itself).
+    static func name(of database: [AccessoryDescription]) -> String? {
+        let information = AccessoryDescription.fullUUID("3E")
+        let name = AccessoryDescription.fullUUID("23")
+        return (database.first { $0.aid == 1 } ?? database.first)?.characteristic(name, in: information)?.value?.string
+    }
+
+    static func explain(_ error: HAPError, host: String, port: Int) -> String {
+        switch error.pairingError {
+        case .authentication?: return "pairing with \(host):\(port) failed: the accessory refused the setup code (check it and try again)"
+        case .unavailable?: return "pairing with \(host):\(port) failed: the accessory is already paired with a controller (reset it, or unpair it there first)"
+        case .maxTries?: return "pairing with \(host):\(port) failed: too many wrong setup codes; the accessory needs a reset"
+        case .backoff?, .busy?: return "pairing with \(host):\(port) failed: the accessory is busy pairing; try again in a while"
+        default: return "pairing with \(host):\(port) failed: \(error.message)"
+        }
+    }
+}

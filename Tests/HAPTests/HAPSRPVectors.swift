@@ -1,0 +1,196 @@
+// Generated once with aiohomekit 4.0.1 (aiohomekit/crypto/srp.py, controller) and HAP-python 5.0.0
+// (pyhap/hsrp.py, accessory) in a throwaway venv; see SRPTests.swift for which one each vector trusts.
+
+/// HomeKit-sized SRP vectors: 3072-bit group, SHA-512, I = "Pair-Setup", P = "031-45-154".
+enum HAPSRPVectors {
+    static let username = "Pair-Setup"
+    static let password = "031-45-154"
+    static let salt = "a1b2c3d4e5f60718293a4b5c6d7e8f90"
+    static let a = "3c7d1e0f9a8b2c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7081920a1b2c"
+    static let k = """
+        a9c2e2559bf0ebb53f0cbbf62282906bede7f2182f00678211fbd5bde5b285033a4993503b87397f9be5ec02080fedbc
+        0835587ad039060879b8621e8c3659e0
+        """
+    static let x = """
+        6eee9211a47e8fce2f80b0dc926a677b5aad292a8508e39efc67b2e4cc7dd5ffc001a5b58b21fda08d7711e16bc3c2a4
+        f9d7deed1a2ec475f35a892d59b070f1
+        """
+    static let A = """
+        fa4cd4b22cbdb277b7b9566a47fc2e424d71eedcd64da3f0751ef67eb94e8eadfd85f207f725fb1f1542f8fa534743b1
+        20ea5a31588493e43fd75328e411d29d06feba953df5ec858d8f1a683c0bee046514f1cc80341734d6741ff4add4de73
+        056f41f040e0129ef6ada68e1e803f3943588a6e085f2d245c895b594f77b393e932af4df8580c0e208501ccfcdf3100
+        e11dabbcd766fa9823a5fff9c3aadd0963d489c6a65ba8fc524c4feb982182f55e0cd98204a28b64dc7ded9c7afafe40
+        699b82251d9b98e9e8f59d603ec17123f3006b9697aace726fccee3597fa793caed8efa1f795434b99cc9e2ebce896f2
+        b842273a9c2c9368bade6353f303534e6af3e98cc3434097c3b71ce58f8853d76e74e2d6b6fb03e15ba3dc0e4b367337
+        5ddaca289da34e4c8d9d37753707c806b5f25dabba8f050574e162132b39608016389b07578c7eb24501836d70f71d41
+        de4eddc4ce4c9ecbce7b8a6fc1a6002622b3fde5af8f308bbdcda0f1aaad4c8faef68701a6a9c6622a8bf6cb8dca142d
+        """
+
+    /// No leading zero byte in A, B, S or K: aiohomekit and HAP-python agree on everything.
+    enum Plain {
+        static let b = "5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a5a"
+        static let B = """
+            e1c66f2a331bb364c268a153707e70ff102f6d152275c8f9b65167567488892459b44078d2695b72cfd2c1e01280350b
+            dc45866c1029133ba737430442a322d5132d034bab509fe765f1a22fb5e49d8a0fd6defe8b41aa92349f39c2457799cb
+            427539836e170d727d91d9870c681f02fac78abf52a3d57e272df0773da9f29b3406029202a1e87ab72a08058ec528cd
+            112a0e9a8781709d1760c3b2ec0b8f88f20a1f63787125fca0990e83ca324e5792bf91ab2c9d9ac95b3b03840abfa83e
+            c383920c58cdb367c086757952cfd11362bce20f13dee84aac8e2bcd2eaa3124f60635f42377c395464cbe5f66bf9158
+            249e284e1cc21046b9f963d4afe3fbc12fe2ce406f37ef333d2c3fde37d48cd258b70b20c5c365289e11a967e54a9484
+            de56aafc8c1eca8672c118cefa45e4ef75877c04b9e40441c409dbc3f891193471b897635979b2a32b9c65648fcdac1e
+            0ae696854ed58bc96d9120b63ab88fa2dc847fd4876977ccd5497393c8aaa4ebee7f4e4b5e3166c440a5addddc812561
+            """
+        static let u = """
+            dab85cd4d716b69e2cc470c9ea832e859a9e1231464bb8a5a2bb1846ccc0ead708d943f3487af4b12501c23bb2d8b462
+            4ccd2d82bcf6337cf67ec77b966b413d
+            """
+        static let S = """
+            9beb9c98a6eabce30d086943da8e3b0ffacc492dca167e7a816d9695b09d763be3ea707171348ab6f01dc69943028288
+            78a0869c7430856016dbb6a090f9b1d7aee441cbbdde87bf4d8e68645d9ba11e8e94a5970bec4a72985a2505031fd0a8
+            aee2dd730dabde81b6c75d3588d350fdaec4ce277ae2eb1d0deaa338edec144161d7bcf63c035be1f6dfa28a97dd9a2c
+            effb09bd03efda47ac1cfdc0903e588267d5bddb76c44df5bad35df7125e8e521698f0f5004a773691d729f70a887b45
+            69fbe86820e26c57beca06974ffaa0db96910f3dc1d8326daed4cb407ccaf775ffc9b02979d842a622f386499d43a3d3
+            12c033d0bbda954b29d13d59f46822b08f62238e25786ed339a479acb37f330bec25b389e93d8d4c5acdc430f5748de2
+            2adf31bb3f194c8d45ec4f9c2cbef88fd3d204b4a63dfdc4c2168689df6a0bae5e48478e52c49d045f2ab60ecb6526e2
+            5bd874237b127b4d1d88c6c7f7b8f14ad0639c9c0e8656ddb4848cbbce7f02f4a3c18bd7bd71817fa2f45305a06bda3a
+            """
+        static let K = """
+            53f5231b798161097797a7031500f0b97e10c1c6bc094d2315d30eb8bc09ee664caf6f1d7a35a9bd64f95c567d1f4b86
+            47a4ab3e8b7e35bae9dfdfffb792fa00
+            """
+        static let M1 = """
+            eceb011d523462546e822f3d696be75ee20697cb18f00524d489cd541cc6a0c716fb7fbfce13066035750d77840bce33
+            6b949c133d802901712d1af7375be005
+            """
+        static let M2 = """
+            095d7bd76e2833c52ec0010dc36d990c64a3b623ad144d7402e1ea16190486ddbababec4e89faf42e28743bb8c619264
+            b38bf5b319a91b5bcd79f384fb28261c
+            """
+    }
+
+    /// S starts with a zero byte. Expected values from HAP-python (K = H(MIN(S)), as Apple's ADK);
+    /// `otherM1` is aiohomekit's, which hashes PAD(S).
+    enum SLeadingZero {
+        static let b = "0000000377777777777777777777777777777777777777777777777777777777"
+        static let B = """
+            a47d2fda12ab0802a316471b083d386c0f3e2ab5b13238495bdf883ecdbea68e6e175133394005154e0ee91aa1cc987f
+            4855798a2fbe83b52452c2561da70c16d5f61b29d6ec0e420e047e3c827a9d4c57fc24b2f7757958db073ba694d9af59
+            65763ea4d4593bb32fb528de54dd13f90223d88d513ad892b5955c59d38b7d7e1b29ff659c0194e00101eacd12a15691
+            1d875f79f42078aaa57c0129c01dbab6f7d3b33451007328602988a31d2ccdacc75d384904b465df969c3a35a941ad92
+            36fa3864cde786f1cdb89db4964214734cdf04ecf3c4c6d90eb328c0f58454182b8fc81e5a0b3b404dd4477fdd71a3cc
+            ea7fe22be2a8295de439046831f038cf539185c3681d5920f4dd9e23e4a9e0ed7bb281cc64e622ca1d040742ab9b68a8
+            b76fb33ba01c9b13be4ff6348616f300ce812a6fb0d7268356dca3acc62d09d75d5a83c5b62cbfde92db893f0633145e
+            1d1c4ff900f47a3a7e361ee4596fbdeca8b48de15363db3e72af52b01522e2d1c32be372f1e67e028f78d8f0861ebdb7
+            """
+        static let S = """
+            00aed16c17a1491e9069a60d71fd15ac835ad7ce4e962e1bf0d434b41b1f6ebb7e0af9b125073c8aa0fc6b45f85c732a
+            51cf7ac42d160487a7ee2e48e89ac035f841c1c8ca912f423bb5996304df2e21b109a3889c763d49d7b6374c530089d5
+            e5a98933f15c745828923692a44686f508102b45bf485bbbcd45a8e97b393ddc92626846c28aa628e0ee29037efceda0
+            1a88dfa0b0a3ccebe2e1807677b561aa47f70cb6893b97d76a05a713fb4a0b7e7263df5e1d3dc81a2e42a1d48ca756d8
+            97ee571f52f5ea92a5cad5fc63c133a6b52b470d0f7c3c88176620fc4449db4a031194826c099e98e6034b1aba223d7d
+            4050dd9d42ac9e2dc5b2d2daec318f52354203dde646e2f6bf18db68c07257c59f17074e2c6f1a92b171befb9c88bafb
+            19ba5b08499592dbc04d8e69bf60c48b11c12ba6616900d0c1c824ca2febe8d08dce7ae5fea503ce04b82b3e4c58b4bd
+            6ff49b510ba6d41fa9b217b7a111f9ed8915eeddf430821462fc8d5d7fe30bdc46d967eea6c3900f63c4010e0823aa76
+            """
+        static let K = """
+            c191a16ef2f0f4c384ff87336cfc7a0a9561e04651581ff83e37720e0797a0f05c4b6ac396fef27ae1c6e5bd04986404
+            550a918ac77baee922931bf61bc5e939
+            """
+        static let M1 = """
+            40d44a97a4c638d1912d1506794df10d660f28e34a93f87aedbed3695946ef656053bce4d0a077d89b55038c8d3acde5
+            ee3116fb87022ed6a2048393304dbb31
+            """
+        static let M2 = """
+            9362ee6d8ca086d3106eb62461a0fb780c096482797f51dc00e608d28804cffa21b70302b41aa9f15511cd626bd2e79f
+            50fa1473513d8e2d683ca42867e92e1f
+            """
+        static let otherM1 = """
+            df577afa6a972743f7af7e6b47b0d6859c3634b52f54919c57c56cc2853d4853b4822c8feec6ed034a6b497f476b2953
+            f0293225dc59b39a1ea8200be203dc9b
+            """
+    }
+
+    /// B starts with a zero byte; the accessory sends it as 383 bytes, as HAP-python and Apple's ADK do.
+    /// Expected values from HAP-python (u over PAD(B), M1 over MIN(B), as the ADK); `otherM1` is
+    /// aiohomekit's, which hashes the 383 bytes as received into u.
+    enum BLeadingZero {
+        static let b = "0000000277777777777777777777777777777777777777777777777777777777"
+        static let B = """
+            7e59289b52d52ca9816bf218a2733a3933a027995ffa67bdd4d12fedfd3a1846956e555897a542450e4629e799f3923e
+            e4627248fa02a72ff96cd120a5478db3c1b88eb34a17429f50d7ad418731cb0609f018181a33e3f9a4101e43a539658c
+            0d248847b0a50c1d671a8d9407a0c41d82c38c88763b1be0c54c4e6544f397d70d4775ccc7e5cf044fe1326d7e0e9600
+            c004ae98f87d0fca1dd60062f43b1c98a45d1d39f131be64cc73129cbe49e2929b76feac78f917a26434eda173627fff
+            59a4e1044124d354621f76f1bc166470ec38a14c8309284c2093cc14ecdaeaf2823fe56574c4d48fad28d5e8a04aeeb0
+            d709bec00aebed01a13d5a32adc490384fb453635e22189dfe7c97a2ca2656252e55d989d544f45f8c989530aebe0020
+            d6839fdc5f93e78bbafefdabf9534c6f7abb7241e79b710b013851f659d6f4be671875c5e70f81d21c5c7a46e8fc5d4c
+            a969ed5b11dcfdd2565e0d11c27e9731d8cf0a690cf0b1856e21b2ed4e114cca8564f9e49d46dbb03b5ecccee9de4d
+            """
+        static let S = """
+            af4fa0f4903d89c2511f8032ed7cf53f9e2a09f8fa5fac295d55269c1c0660bad993190d5b66070fd8ec959d856012d4
+            aef2c782980aab0e307fad336336ef020ee4963f80b37a0bd1511c90bd7280f034dd8163a17939d565c6b3160fb365a0
+            adfdfa58c5dde7e29af02707ca545ffcb95e209123123fe4816ec83c7952d46bc7b2f2484ff881dff1afc2fd19c19361
+            0bd76ea29d2a25a56b8ed25b728309e9a480dd71e7400a472978fd6f91b982c1d0cee1b4a440da50c4a2a67d5c5d4b82
+            d7b084950582651d9bca7a36e67e678a0aa80722d56e36f88915f91b4c30657366e2445b9450c67f16df0864d28cf7b0
+            c9da381ceb497f39f17255a6afbc4d8e6f2d13e19f92162a787fc1d083ebe922afcbdcccb8fb464eee9d75d7547b68ad
+            9b280b7034fa9d2ac61bfee47e97275854eeb9e798bf2a1a74b70d0ae43e80909b733d63d258333e23d0070f2081ca7f
+            ade5f3c9d8f94bedff50196b9749dad007674f5f62ca82deb562dc6aa2812c1f28b218085b8ec6139e9840d9cc2d696b
+            """
+        static let K = """
+            825e6368c20d0a6ab045c5799d377e96f5b7ac520fd854925d3daaffd031fe2388cee9bd511aeb1a97658ccd164a55d2
+            34bda37cdfc0953838420e2e07b80ff2
+            """
+        static let M1 = """
+            d6d3941b07e00eb04b3bb61c9a64f80efa83bb9629a9a63dce13f1aded77efc5528cff31adef4cdea9e858b4f8479e6b
+            437d3eab94c1de5158f7fb1b8a88a3e7
+            """
+        static let M2 = """
+            e38238a1cab0c9e3184e9c761ebbb75ff3402c06cbe9ee2aad7b61c2f95438af444f218a64c6688cfd972ade834cac19
+            063818502061f94f7aa2a1a47117bf6a
+            """
+        static let otherM1 = """
+            3ea65fe0795d5ecf1b395179d90efc8d0ea13a2e0e9b8a0d1ca579541f885798db7d2328d6990d88fcbf654517d64588
+            3c89adfbc2f5d3b25704c1dd6139308d
+            """
+    }
+
+    /// K starts with a zero byte. Expected values from aiohomekit (the full 64-byte K in M1 and M2,
+    /// as Apple's ADK); `otherM1` is HAP-python's, which drops K's leading zero byte.
+    enum KLeadingZero {
+        static let b = "0000009b77777777777777777777777777777777777777777777777777777777"
+        static let B = """
+            87805bb6c039f402f73d88715b1c41e6323d68705cbecdcd917964bef478bfdc1f59375e11828e1d6ecc234347d8bd5f
+            e0be25cacebbd20cdc204b891c7f3aec1dfaa595b53e75a8079dcf6d6b13b02119250bf958947c6440103a1e71edbee9
+            18f12673c7f5a25c2450d2af9b9caf1fcf8df9159630979eb8b1792ad020e222d89e3bc3ee7fbfd32b1aecce115adc26
+            204083628f514d81b38c29326cd5ee50633af0058ac4088fbd71531d93882223fd4cd26c60d6538a6fe57b6dd0d6f3b0
+            9b103a67e5a5f62fc31927ae264580952724ae10066aec5d5bae41c8d8c02aac5edac9647da7273018b9668677aba327
+            c3ba3136d9b7ad31138d8f41b458020b86df74e7bb4226bd65db47b201f28c06793d10e17f6c06b9984b4795ce0ff64e
+            242bf73dcb4ff300bfb866c3b9282756bafbf4270c9803b56aa302a48dcbe6fbe5be614ca35c35f87c9e509a7d568f88
+            e8457d60d4bf39bd619c31b132eab4efa2f4ab4ba16d082e9e462f978800a742538dca3d71c981ab520c4f4f1982f070
+            """
+        static let S = """
+            d4c50cca2429f9df5cc03a19318a4047c25489bdff252c6521590384254eb221a487d36ed456de69bf613bd7c9422bf1
+            605953d9e9c176f976822b006f5fdd499ae69beb4c17e3d5649f0e37399a485d627f0b54f4fa3aed91babd64ce5a38b1
+            27b9f5e7d3931ccd392ecd646cbed25812c1d607be0dd128c7ad4a95e70f42831f2d3640b6e76520e3eb696cdb0850bc
+            47bb9711455c2dd395d8169d04cc69e0f825ec5cc99ce606d9079845a797b3b62a6c2aa0e79ce268dc20f7079ae6b6de
+            e723b7ecfba55a8648233207cd8cfc95a82593aa09c7113b5623dae7d74f89745548234082426e9a172ee229eed9f3ea
+            0cadc961428503ace367c88540adc09312cd23963d6bb3d3cee134f0a398e054a012ac9ef70aaa2d9fc553a6413f3970
+            8e39524deb839467bd461714b7433e91f0e9638e96143047043a687e04a92e303ef44a54742521b2290f431c37096d3b
+            7cdd9fba1e5f5569ae9fc4c78f9757331a9d46114cd94249a2b20aff418d605889c8742a17828ff62cfe2f6f3fd38319
+            """
+        static let K = """
+            00b76a426e1ecd5d8dd6748f3939f268cf23f3d755c9e8ee52e1b93a5900e823e3f1aa7e567259f56efe6e1035923df6
+            fb35535eeb367bca2e9168bd0b9f870d
+            """
+        static let M1 = """
+            5a22985d163de5ea1a000e9f68228a157910d61193b9e909d43b238714ac22363150b3d205159e725a92523f884277ac
+            d58fa6e3a4219731bf668822f42488cc
+            """
+        static let M2 = """
+            b867ed1fc30fd787543a2cf562402f8a37a107c78f773784b96fbae5f23c4aafb75718ca7d60625469372d39ec8edff3
+            5e55bca960fa711cb1e08e5e7bc272da
+            """
+        static let otherM1 = """
+            b69e9bd99393aa150900752086a34b6db7767d40d939c6407f3a4e241c2b00471452590e0b30b14ae5a5a6ceb213559a
+            42fdc6f69891e3495ed7c617024af8f7
+            """
+    }
+}
