@@ -22,9 +22,9 @@ public struct CharacteristicOutcome: Sendable, Hashable {
 
 extension Client {
     /// The accessory database (`GET /accessories`).
-    public func accessories() async throws(HAPError) -> [AccessoryDescription] {
+    public func accessories(timeout: Duration = Client.defaultTimeout) async throws(HAPError) -> [AccessoryDescription] {
         try requireSession("reading the accessories")
-        let response = try await request(HTTPRequest(method: "GET", path: "/accessories"))
+        let response = try await request(HTTPRequest(method: "GET", path: "/accessories"), timeout: timeout)
         guard response.status == 200 else {
             throw HAPError(.status, "GET /accessories: the accessory answered HTTP \(response.status) \(response.reason)")
         }
@@ -55,15 +55,15 @@ extension Client {
             return .object(entry)
         })]
         if let ttl { body["pid"] = .int(try await prepare(ttl: ttl)) }
-        return try await characteristicsPut(.object(body), for: writes.map(\.address))
+        return try await characteristicsPut(.object(body), for: writes.map(\.address), timeout: Client.defaultTimeout)
     }
 
     /// Turns events on (or off) for characteristics (`ev` in `PUT /characteristics`).
-    public func subscribe(_ addresses: [CharacteristicAddress], enabled: Bool = true) async throws(HAPError) -> [CharacteristicAddress: CharacteristicOutcome] {
+    public func subscribe(_ addresses: [CharacteristicAddress], enabled: Bool = true, timeout: Duration = Client.defaultTimeout) async throws(HAPError) -> [CharacteristicAddress: CharacteristicOutcome] {
         try requireSession("subscribing to events")
         guard !addresses.isEmpty else { return [:] }
         let entries: [JSON] = addresses.map { .object(["aid": .int(Int64($0.aid)), "iid": .int(Int64($0.iid)), "ev": .bool(enabled)]) }
-        return try await characteristicsPut(.object(["characteristics": .array(entries)]), for: addresses)
+        return try await characteristicsPut(.object(["characteristics": .array(entries)]), for: addresses, timeout: timeout)
     }
 
     /// `PUT /prepare`: announces a timed write; returns its `pid`.
@@ -78,8 +78,8 @@ extension Client {
         return pid
     }
 
-    private func characteristicsPut(_ body: JSON, for addresses: [CharacteristicAddress]) async throws(HAPError) -> [CharacteristicAddress: CharacteristicOutcome] {
-        let (status, reply) = try await jsonRequest("PUT", "/characteristics", body)
+    private func characteristicsPut(_ body: JSON, for addresses: [CharacteristicAddress], timeout: Duration) async throws(HAPError) -> [CharacteristicAddress: CharacteristicOutcome] {
+        let (status, reply) = try await jsonRequest("PUT", "/characteristics", body, timeout: timeout)
         guard status != 204, let reply else {
             return Dictionary(addresses.map { ($0, CharacteristicOutcome(status: .success, value: nil)) }, uniquingKeysWith: { first, _ in first })
         }

@@ -68,7 +68,7 @@ public struct PairSetup: Sendable {
             return .send(TLV8([(.state, [3]), (.publicKey, publicKey), (.proof, proof.proof)]))
         case .awaitingProof(let proof):
             let verified = try Self.expect(message, state: 4, step: "M4")
-            guard verified[.proof] == proof.expectedServerProof else {
+            guard let serverProof = verified[.proof], proof.isValid(serverProof: serverProof) else {
                 throw HAPError(.pairing, "pair-setup M4: the accessory's SRP proof does not check")
             }
             state = .awaitingExchange(sessionKey: proof.sessionKey)

@@ -100,14 +100,16 @@ final class DeviceLink: Sendable {
         let client = try await Client.session(host: device.host, port: device.port, controller: controller, accessory: device.pairing,
                                               timeout: configuration.connectTimeout)
         do {
-            let mapping = AccessoryMapping(deviceID: device.deviceID, database: try await client.accessories())
+            // A device that stops answering while the session is set up is noticed as quickly as
+            // by the keep-alive: these requests are small and answered at once by a live device.
+            let mapping = AccessoryMapping(deviceID: device.deviceID, database: try await client.accessories(timeout: configuration.connectTimeout))
             state.withLock { state in
                 state.client = client
                 state.mapping = mapping
             }
             emit(.accessories(mapping.accessories))
             markFirstAttemptDone()
-            let outcomes = try await client.subscribe(mapping.notifying)
+            let outcomes = try await client.subscribe(mapping.notifying, timeout: configuration.keepAliveTimeout)
             let refused = outcomes.filter { $0.value.status != .success }.keys.sorted()
             if !refused.isEmpty { logger.notice("\(device.name): events refused for \(refused.map(\.description).joined(separator: ", "))") }
             logger.info("\(device.name) (\(device.deviceID)) connected at \(device.host):\(device.port): \(mapping.accessories.count) accessories")

@@ -111,6 +111,40 @@ import TestSupport
         #expect(back, "after the restart the accessories are described again, reachable, and events flow")
     }
 
+    @Test func aSilentPeerIsNoticedByTheKeepAliveWithinFiveSeconds() async throws {
+        let peer = try await HAPPeer.start(temperatureInterval: 0)
+        defer { Task { await peer.stop() } }
+        let (driver, task) = try await Self.driver(for: peer)
+        defer { task.cancel() }
+        let log = EventLog(driver.events)
+        _ = try await driver.accessories()
+        let ids = Set((1...4).map { Self.id(peer, $0) })
+        peer.pause()
+        defer { peer.resume() }
+        let frozenAt = ContinuousClock.now
+        let allUnreachable = await log.wait(within: .seconds(5)) { events in
+            Set(events.compactMap { event -> AccessoryID? in
+                if case .reachability(let id, false) = event { return id }
+                return nil
+            }).isSuperset(of: ids)
+        }
+        #expect(allUnreachable, "a peer that stops answering is noticed within 5 s")
+        #expect(ContinuousClock.now - frozenAt < .seconds(5))
+        peer.resume()
+        let back = await log.wait(within: .seconds(20)) { events in
+            events.contains { event in
+                if case .accessories(let accessories) = event { return accessories.allSatisfy(\.isReachable) && accessories.count == 4 }
+                return false
+            } && events.last.map { if case .accessories = $0 { return true } else { return !Self.isUnreachable($0) } } == true
+        }
+        #expect(back)
+    }
+
+    private static func isUnreachable(_ event: AccessoryEvent) -> Bool {
+        if case .reachability(_, false) = event { return true }
+        return false
+    }
+
     private static func isValue(_ event: AccessoryEvent, of id: AccessoryID) -> Bool {
         if case .value(let reference, _) = event { return reference.accessoryID == id }
         return false

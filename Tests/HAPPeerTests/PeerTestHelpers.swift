@@ -116,13 +116,14 @@ final class EventLog<Element: Sendable>: @unchecked Sendable {
             }
             group.addTask {
                 try? await Task.sleep(for: timeout)
+                // The waiter above is parked on a continuation: release it so the group can end.
+                self.releaseWaiters()
                 return false
             }
             let first = await group.next() ?? false
             group.cancelAll()
             return first
         }
-        if !satisfied { releaseWaiters() }
         return satisfied
     }
 

@@ -171,10 +171,10 @@ struct FrameCipherTests {
         #expect(try HAPChaCha.open(HAPChaCha.seal([], key: key, nonce: "PV-Msg02"), key: key, nonce: "PV-Msg02") == [])
     }
 
-    /// A read's client-side work: encode and seal the request, open and parse the response (plus
-    /// the accessory's open and seal). Well under 100 µs optimized; unoptimized builds of
-    /// swift-crypto's wrappers are several times slower, hence the looser debug bound.
-    @Test func readRoundTripIsCheap() throws {
+    /// A thousand request/response round trips through both directions' frames and the parser
+    /// stay in step (counters, buffering). How long they take is the benchmark's business
+    /// (`scripts/bench`), not a test's.
+    @Test func manyRoundTripsStayInStep() throws {
         var controller = FrameSealer(key: writeKey)
         var accessory = FrameOpener(key: writeKey)
         var accessorySealer = FrameSealer(key: readKey)
@@ -183,20 +183,11 @@ struct FrameCipherTests {
         let request = HTTPRequest(method: "GET", path: "/characteristics?id=2.10,3.10")
         let body = Array(#"{"characteristics":[{"aid":2,"iid":10,"value":1},{"aid":3,"iid":10,"value":0}]}"#.utf8)
         let response = Array("HTTP/1.1 200 OK\r\nContent-Type: application/hap+json\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
-        let rounds = 1000
         var parsed = 0
-        let elapsed = try ContinuousClock().measure {
-            for _ in 0..<rounds {
-                _ = try accessory.open(controller.seal(request.encoded(host: "bridge")))
-                parsed += try parser.feed(controllerOpener.open(accessorySealer.seal(response))).count
-            }
+        for _ in 0..<1000 {
+            #expect(try accessory.open(controller.seal(request.encoded(host: "bridge"))) == request.encoded(host: "bridge"))
+            parsed += try parser.feed(controllerOpener.open(accessorySealer.seal(response))).count
         }
-        #expect(parsed == rounds)
-        #if DEBUG
-        let limit = Duration.milliseconds(5)
-        #else
-        let limit = Duration.microseconds(100)
-        #endif
-        #expect(elapsed / rounds < limit, "a read round trip took \(elapsed / rounds)")
+        #expect(parsed == 1000)
     }
 }

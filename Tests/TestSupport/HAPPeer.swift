@@ -107,6 +107,17 @@ public final class HAPPeer: @unchecked Sendable {
         retire(process)
     }
 
+    /// Freezes the peer (SIGSTOP): its connections stay open but nothing answers, as a device
+    /// that hung or lost power behind a switch that keeps the link up.
+    public func pause() {
+        lock.withLock { process }?.signal(SIGSTOP)
+    }
+
+    /// Lets a frozen peer run again (SIGCONT).
+    public func resume() {
+        lock.withLock { process }?.signal(SIGCONT)
+    }
+
     /// Stops the peer if it runs and starts it again on the same port with the same state file,
     /// so it keeps its device id and pairings; returns once it listens.
     public func restart() async throws {
