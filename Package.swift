@@ -110,7 +110,7 @@ let package = Package(
         // gateway's own time per set, fan-out, and homes of growing size.
         .executableTarget(
             name: "homegate-bench",
-            dependencies: ["MQTT", "TestSupport"],
+            dependencies: ["MQTT", "HAP", "TestSupport"],
             path: "Sources/homegate-bench"
         ),
         // Test fixtures: a real Mosquitto on a free port, the homegate binary as a subprocess.
@@ -127,7 +127,7 @@ let package = Package(
         .testTarget(name: "HomeStoreTests", dependencies: ["HomeStore", "HomeModel", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "AccessoriesTests", dependencies: ["Accessories", "HomeModel"]),
         .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HomeModel", "Accessories", "MQTT"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["homegate", "MQTT", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["homegate", "MQTT", "TestSupport", "HomeStore", "HomeModel"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -25,7 +25,7 @@ extension Gateway {
             seenRetained[topic] = message.payload.isEmpty ? nil : message.payload
         }
         let isRequest = first == "$request"
-        guard isRequest || levels.last == "set" || levels.last == "get" else { return }
+        guard isRequest || levels.last == "set" || levels.last == "get" || levels.last == "execute" else { return }
         if message.retain {
             if message.payload.isEmpty || isReplay(topic, message.payload) { return } // our own clearing, or a second copy
         }
@@ -33,7 +33,9 @@ extension Gateway {
             handleRequest(levels: Array(levels.dropFirst()), message: message)
             return
         }
+        if handleShortcut(levels: Array(levels), message: message) { return }
         let last = levels[levels.count - 1]
+        guard last != "execute" else { return }
         handleCommand(last == "set" ? .set : .get, levels: Array(levels.dropLast()), message: message)
     }
 

@@ -4,13 +4,22 @@ import HomeModel
 import MQTT
 
 /// `<base>/$request/<object>/<verb>`: answered on `<base>/$response/<object>/<verb>` and on the
-/// request's Response Topic, echoing `transaction` and the Correlation Data. This release serves
-/// the simulator's controls; every other request is answered `unknown-request`.
+/// request's Response Topic, echoing `transaction` and the Correlation Data. The home's own
+/// requests are in `Gateway+Management.swift`; the simulator's controls and the gateway's
+/// statistics are here; anything else is answered `unknown-request`.
 extension Gateway {
     /// A request's failure: its code (`not-found`, `invalid-request`, ...) and message.
     struct RequestError: Error {
         let code: String
         let message: String
+        /// The device's HAP status, for `device-error` and `timeout`.
+        var status: HAPStatus?
+
+        init(code: String, message: String, status: HAPStatus? = nil) {
+            self.code = code
+            self.message = message
+            self.status = status
+        }
 
         static func invalid(_ message: String) -> RequestError { RequestError(code: "invalid-request", message: message) }
         static func notFound(_ message: String) -> RequestError { RequestError(code: "not-found", message: message) }
@@ -39,6 +48,22 @@ extension Gateway {
             let summary = timings.summary
             if body["reset"] as? Bool == true { timings.reset() }
             respond(["ok": true, "data": .object(summary)])
+            return
+        }
+        if levels.count == 2, Self.managedObjects.contains(String(levels[0])) {
+            let (object, verb) = (String(levels[0]), String(levels[1]))
+            spawn {
+                do {
+                    let data = try await self.managementRequest(object: object, verb: verb, body: body)
+                    respond(["ok": true, "data": .object(data)])
+                } catch let error as RequestError {
+                    var answer: [String: JSONValue] = ["ok": false, "error": .string(error.code), "message": .string(error.message)]
+                    if let status = error.status { answer["status"] = .int(status.rawValue) }
+                    respond(answer)
+                } catch {
+                    respond(["ok": false, "error": "invalid-request", "message": .string("\(error)")])
+                }
+            }
             return
         }
         guard levels.count == 2, levels[0] == "simulator", let simulator else {

@@ -32,10 +32,21 @@ public actor Gateway {
         public var output: Output
         /// Home Assistant's discovery prefix (`homeassistant`); nil: no discovery.
         public var homeAssistantPrefix: String?
+        /// How long after its date a timer trigger the gateway could not fire on time (it was
+        /// down, the machine slept) still fires, late; older ones are skipped. Zero: never late.
+        public var missedTriggerGrace: Duration
+        /// The clock the trigger scheduler sleeps on (tests inject their own).
+        public var clock: any Clock<Duration>
+        /// The wall-clock time trigger dates are compared with.
+        public var now: @Sendable () -> Date
+        /// The calendar `day` and `week` recurrences count in; its time zone is the gateway's.
+        public var calendar: Calendar
 
         public init(baseTopic: TopicName, writeTimeout: Duration = .seconds(10), queueLimit: Int = 1000,
                     pollInterval: Duration = .seconds(30), layoutInterval: Duration = .seconds(1),
-                    output: Output = .values, homeAssistantPrefix: String? = nil) {
+                    output: Output = .values, homeAssistantPrefix: String? = nil,
+                    missedTriggerGrace: Duration = .seconds(300), clock: any Clock<Duration> = ContinuousClock(),
+                    now: @escaping @Sendable () -> Date = { Date() }, calendar: Calendar = TriggerSchedule.calendar(in: .current)) {
             self.baseTopic = baseTopic
             self.writeTimeout = writeTimeout
             self.queueLimit = queueLimit
@@ -43,6 +54,10 @@ public actor Gateway {
             self.layoutInterval = layoutInterval
             self.output = output
             self.homeAssistantPrefix = homeAssistantPrefix
+            self.missedTriggerGrace = missedTriggerGrace
+            self.clock = clock
+            self.now = now
+            self.calendar = calendar
         }
     }
 
@@ -63,6 +78,8 @@ public actor Gateway {
     let bus: any MessageBus
     let driver: any AccessoryDriver
     let simulator: Simulator?
+    /// Pairing with HomeKit devices for `$request/accessory/pair` and `unpair`; nil: not offered.
+    let pairing: (any PairingService)?
     let store: HomeStore?
     let logger: Logger
     let base: String
@@ -100,6 +117,8 @@ public actor Gateway {
     /// Work running beside the message loop (a characteristic's queue, a simulator request);
     /// each removes itself when done, all are cancelled when the engine stops.
     var workers: [UUID: Task<Void, Never>] = [:]
+    /// Wakes the trigger scheduler when the layout changed (`Gateway+Triggers.swift`).
+    let triggerAlarm = TriggerAlarm()
 
     /// A synchronisation after a (re)connect: it ends when the marker comes back.
     struct Sync {
@@ -113,7 +132,8 @@ public actor Gateway {
     ///   - storedHomes: the layout the store holds now, if the caller read it (saves a write when
     ///     nothing changed).
     public init(configuration: Configuration, bus: any MessageBus, driver: any AccessoryDriver, simulator: Simulator? = nil,
-                store: HomeStore?, homes: [Home], storedHomes: [Home]? = nil, logger: Logger) {
+                pairing: (any PairingService)? = nil, store: HomeStore?, homes: [Home], storedHomes: [Home]? = nil, logger: Logger) {
+        self.pairing = pairing
         self.savedHomes = storedHomes
         self.configuration = configuration
         self.bus = bus
@@ -139,6 +159,7 @@ public actor Gateway {
             group.addTask { await self.followDeviceEvents() }
             group.addTask { try await self.publishLayoutWhenChanged() }
             group.addTask { try await self.poll() }
+            group.addTask { try await self.runTriggers() }
             defer { group.cancelAll() }
             try await group.next()
         }

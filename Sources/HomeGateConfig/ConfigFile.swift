@@ -42,6 +42,9 @@ public struct ConfigFile: Sendable {
         /// What is published for values (`output`): one topic per characteristic, one JSON object
         /// per service, or both.
         public var output: Output = .values
+        /// How long after its date a timer trigger missed while the gateway was down still fires,
+        /// late (`missed_trigger_grace`); older ones are skipped. Zero: never late.
+        public var missedTriggerGrace: Duration = .seconds(300)
 
         public init() {}
     }
@@ -132,14 +135,16 @@ public struct ConfigFile: Sendable {
                           homeAssistant: homeAssistant, metrics: metrics)
     }
 
-    /// The `gateway:` section: `write_timeout`, `queue_limit`, `poll_interval`, `output`.
+    /// The `gateway:` section: `write_timeout`, `queue_limit`, `poll_interval`, `output`,
+    /// `missed_trigger_grace`.
     static func engine(_ node: ConfigNode) throws(ConfigError) -> Engine {
-        let keys = try node.mapping(allowed: ["write_timeout", "queue_limit", "poll_interval", "output"])
+        let keys = try node.mapping(allowed: ["write_timeout", "queue_limit", "poll_interval", "output", "missed_trigger_grace"])
         var engine = Engine()
         if let timeout = keys["write_timeout"] { engine.writeTimeout = try timeout.seconds(in: 0.01...3600) }
         if let limit = keys["queue_limit"] { engine.queueLimit = try limit.int(in: 1...1_000_000, unit: "commands") }
         if let poll = keys["poll_interval"] { engine.pollInterval = try poll.seconds(in: 0.1...86_400) }
         if let output = keys["output"] { engine.output = Output(rawValue: try output.choice(Output.allCases.map(\.rawValue)))! }
+        if let grace = keys["missed_trigger_grace"] { engine.missedTriggerGrace = try grace.seconds(in: 0...604_800) }
         return engine
     }
 

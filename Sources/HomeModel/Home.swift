@@ -155,14 +155,20 @@ public struct TimerTrigger: Sendable, Hashable, Codable {
     public var recurrence: Recurrence?
     public var actionSetIDs: [ActionSetID]
     public var isEnabled: Bool
+    /// The date of the last occurrence the gateway dealt with: one it ran (its scheduled date,
+    /// also when it ran late) or skipped as missed. The trigger waits for its first occurrence
+    /// after this date; nil: for ``fireDate`` itself. See ``TriggerSchedule``.
+    public var lastFireDate: Date?
 
-    public init(id: TriggerID, name: String, fireDate: Date, recurrence: Recurrence? = nil, actionSetIDs: [ActionSetID] = [], isEnabled: Bool = true) {
+    public init(id: TriggerID, name: String, fireDate: Date, recurrence: Recurrence? = nil, actionSetIDs: [ActionSetID] = [], isEnabled: Bool = true,
+                lastFireDate: Date? = nil) {
         self.id = id
         self.name = name
         self.fireDate = fireDate
         self.recurrence = recurrence
         self.actionSetIDs = actionSetIDs
         self.isEnabled = isEnabled
+        self.lastFireDate = lastFireDate
     }
 
     /// Every `every` `unit`s after the fire date.

@@ -5,7 +5,8 @@ import GRDB
 // to get a new schema.
 
 extension HomeStore {
-    /// The schema's migrations, in order: `v1-layout`, `v2-ledger`, `v3-pairings`.
+    /// The schema's migrations, in order: `v1-layout`, `v2-ledger`, `v3-pairings`,
+    /// `v4-trigger-last-fire`.
     static func migrator() -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-layout") { db in
@@ -16,6 +17,9 @@ extension HomeStore {
         }
         migrator.registerMigration("v3-pairings") { db in
             for statement in Schema.pairings { try db.execute(sql: statement) }
+        }
+        migrator.registerMigration("v4-trigger-last-fire") { db in
+            for statement in Schema.triggerLastFire { try db.execute(sql: statement) }
         }
         return migrator
     }
@@ -164,5 +168,11 @@ private enum Schema {
             paired_at DOUBLE NOT NULL
         )
         """,
+    ]
+
+    /// `v4-trigger-last-fire`: each timer trigger's last fire date (seconds since 1970; NULL:
+    /// it never fired), so a trigger neither fires twice nor misses a fire across a restart.
+    static let triggerLastFire = [
+        "ALTER TABLE timer_trigger ADD COLUMN last_fire_date REAL",
     ]
 }

@@ -59,6 +59,6 @@ extension TimerTriggerRecord {
         TimerTrigger(id: TriggerID(id), name: name, fireDate: Date(timeIntervalSince1970: fireDate),
                      recurrence: try recurrence.map { try json.decode(TimerTrigger.Recurrence.self, from: $0, column: "recurrence", of: self) },
                      actionSetIDs: try json.decode([ActionSetID].self, from: actionSetIDs, column: "action_set_ids", of: self),
-                     isEnabled: isEnabled)
+                     isEnabled: isEnabled, lastFireDate: lastFireDate.map { Date(timeIntervalSince1970: $0) })
     }
 }

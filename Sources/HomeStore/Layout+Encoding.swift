@@ -55,6 +55,6 @@ extension TimerTriggerRecord {
     init(_ trigger: TimerTrigger, homeID: String, position: Int, json: JSONColumn) throws {
         self.init(homeID: homeID, id: trigger.id.rawValue, name: trigger.name, fireDate: trigger.fireDate.timeIntervalSince1970,
                   recurrence: try trigger.recurrence.map { try json.encode($0) }, actionSetIDs: try json.encode(trigger.actionSetIDs),
-                  isEnabled: trigger.isEnabled, position: position)
+                  isEnabled: trigger.isEnabled, position: position, lastFireDate: trigger.lastFireDate?.timeIntervalSince1970)
     }
 }

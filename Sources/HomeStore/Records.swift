@@ -116,7 +116,9 @@ struct ActionSetRecord: Codable, FetchableRecord, PersistableRecord, HomeChildRe
 }
 
 /// A row of `timer_trigger`: `fire_date` in seconds since 1970, `recurrence` the JSON of a
-/// `TimerTrigger.Recurrence` (NULL for none), `action_set_ids` the JSON of `[String]`.
+/// `TimerTrigger.Recurrence` (NULL for none), `action_set_ids` the JSON of `[String]`,
+/// `last_fire_date` in seconds since 1970 (NULL: never fired; the column is from
+/// `v4-trigger-last-fire`).
 struct TimerTriggerRecord: Codable, FetchableRecord, PersistableRecord, HomeChildRecord {
     static let databaseTableName = "timer_trigger"
 
@@ -128,9 +130,10 @@ struct TimerTriggerRecord: Codable, FetchableRecord, PersistableRecord, HomeChil
     var actionSetIDs: String
     var isEnabled: Bool
     var position: Int
+    var lastFireDate: Double?
 
     enum CodingKeys: String, CodingKey {
         case homeID = "home_id", id, name, fireDate = "fire_date", recurrence, actionSetIDs = "action_set_ids"
-        case isEnabled = "is_enabled", position
+        case isEnabled = "is_enabled", position, lastFireDate = "last_fire_date"
     }
 }

@@ -7,7 +7,8 @@ import TestSupport
 ///
 /// Options: `--messages N` (round trips per series, default 5000), `--warm-up N` (default 500),
 /// `--fan-out N` (messages per fan-out series, default 20000), `--sizes 100,1000,10000`,
-/// `--scale-messages N` (round trips per home size, default 1000), `--output FILE` (default
+/// `--scale-messages N` (round trips per home size, default 1000), `--hap-iterations N` (HAP
+/// pair-verifies, reads and writes per controller, default 500), `--output FILE` (default
 /// BENCHMARKS.md; `-` prints instead), `--quick` (small counts, for the test suite).
 @main
 enum Bench {
@@ -18,6 +19,7 @@ enum Bench {
         var sizes = [100, 1000, 10_000]
         var scaleMessages = 1000
         var output = "BENCHMARKS.md"
+        var hapIterations = 500
 
         init(_ arguments: [String]) throws {
             var iterator = arguments.dropFirst().makeIterator()
@@ -38,12 +40,14 @@ enum Bench {
                 case "--scale-messages": scaleMessages = try number()
                 case "--sizes": sizes = try value().split(separator: ",").compactMap { Int($0) }
                 case "--output": output = try value()
+                case "--hap-iterations": hapIterations = try number()
                 case "--quick":
                     messages = 50
                     warmUp = 10
                     fanOut = 200
                     sizes = [10]
                     scaleMessages = 20
+                    hapIterations = 20
                 default: throw FixtureError("unknown option \(argument); see the comment at the top of Sources/homegate-bench/Bench.swift")
                 }
             }
@@ -91,6 +95,7 @@ enum Bench {
             try await run.stop()
         }
         await broker.stop()
+        results.hap = try await HAPBench.run(iterations: options.hapIterations)
         return results
     }
 
@@ -120,6 +125,7 @@ struct Results: Codable {
     var gatewayOwnTime: [String: Double] = [:]
     var fanOut: [String: FanOut] = [:]
     var scale: [Scale] = []
+    var hap: HAPBench.Figures?
 }
 
 /// A generated home of `accessories` lightbulbs (5 characteristics each) run by the real gateway.

@@ -57,11 +57,33 @@ enum Report {
         if let largest = results.scale.last(where: { $0.accessories >= 10_000 }) {
             lines += ["", "10,000 accessories: all retained within 2 s: \(met(largest.readySeconds <= 2)); memory <= 100 MB: \(met(largest.residentMegabytes <= 100)); set round trip within 10% of the 100-accessory home: \(met(smallest.map { largest.setRoundTrip.p50 <= 1.1 * $0.setRoundTrip.p50 } ?? false))"]
         }
+        if let hap = results.hap { lines += hapLines(hap) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let json = (try? encoder.encode(results)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
         lines += ["", "```json", json, "```", ""]
         return lines.joined(separator: "\n")
+    }
+
+    /// The HAP section: ours against aiohomekit on the same peer, in the same run.
+    private static func hapLines(_ hap: HAPBench.Figures) -> [String] {
+        let ours = hap.ours
+        let theirs = hap.aiohomekit
+        func row(_ what: String, _ mine: HAPBench.Summary, _ other: HAPBench.Summary, target: String, met condition: Bool) -> String {
+            "| \(what) | \(ms(mine.p50)) / \(ms(mine.p99)) | \(ms(other.p50)) / \(ms(other.p99)) | \(String(format: "%.2f", mine.p50 / max(other.p50, 0.001))) | \(target) | \(met(condition)) |"
+        }
+        return [
+            "", "HAP controller against HAP-python 5.0.0 on loopback (a fresh peer per controller):", "",
+            "| what | ours p50 / p99 | aiohomekit 4.0.1 p50 / p99 | ratio (p50) | target | met |", "|---|---|---|---|---|---|",
+            "| pair-setup (one) | \(ours.pairSetupMilliseconds.map { ms($0) } ?? "-") | \(theirs.pairSetupMilliseconds.map { ms($0) } ?? "-") | | ours <= 150 ms | \(met((ours.pairSetupMilliseconds ?? .infinity) <= 150)) |",
+            row("connect + pair-verify", ours.pairVerify, theirs.pairVerify, target: "ours <= 2 ms", met: ours.pairVerify.p50 <= 2),
+            row("read round trip", ours.read, theirs.read, target: "<= 0.8x", met: ours.read.p50 <= 0.8 * theirs.read.p50),
+            row("write round trip", ours.write, theirs.write, target: "<= 0.8x", met: ours.write.p50 <= 0.8 * theirs.write.p50),
+        ]
+    }
+
+    private static func ms(_ value: Double) -> String {
+        String(format: "%.2f ms", value)
     }
 
     private static func us(_ value: Double) -> String {

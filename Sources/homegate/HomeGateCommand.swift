@@ -29,6 +29,6 @@ struct HomeGateCommand: AsyncParsableCommand {
         commandName: "homegate",
         abstract: "A HomeKit-to-MQTT gateway.",
         discussion: "Exit codes: 0 stopped cleanly, 64 bad command line, 77 the broker refused the credentials, 69 the broker refused the connection for another reason, 78 bad configuration, 1 anything else.",
-        subcommands: [RunCommand.self, CheckConfigCommand.self, TopicsCommand.self, PairCommand.self, PairingsCommand.self, UnpairCommand.self, DiscoverCommand.self]
+        subcommands: [RunCommand.self, CheckConfigCommand.self, TopicsCommand.self, PairCommand.self, PairingsCommand.self, UnpairCommand.self, DiscoverCommand.self, AclCommand.self, PasswdCommand.self]
     )
 }

@@ -58,8 +58,8 @@ struct PairCommand: AsyncParsableCommand {
         let homeName = try resolveHome(in: pairings)
         let controller = try pairings.controllerIdentity()
         do {
-            let pairing = try await pairSetup(controller: controller)
-            let database = try await describe(pairing, controller: controller)
+            let pairing = try await GatewayPairing.pairSetup(host: host, port: port, code: code, controller: controller)
+            let database = try await GatewayPairing.describe(host: host, port: port, pairing: pairing, controller: controller)
             let name = Self.name(of: database) ?? "Accessory \(pairing.pairingID)"
             try await save(StoredPairing(deviceID: pairing.pairingID, publicKey: pairing.publicKey, host: host, port: port, name: name,
                                    home: homeName, room: room), in: pairings, undoing: pairing, controller: controller)
@@ -79,19 +79,6 @@ struct PairCommand: AsyncParsableCommand {
             throw HomeGateExit.usage
         }
         return match.name
-    }
-
-    private func pairSetup(controller: ControllerIdentity) async throws(HAPError) -> AccessoryPairing {
-        let client = try await Client.connect(host: host, port: port)
-        defer { client.close() }
-        return try await client.pairSetup(code: code, controller: controller)
-    }
-
-    /// Verifies the new pairing on a fresh connection and reads the accessory database.
-    private func describe(_ pairing: AccessoryPairing, controller: ControllerIdentity) async throws(HAPError) -> [AccessoryDescription] {
-        let client = try await Client.session(host: host, port: port, controller: controller, accessory: pairing)
-        defer { client.close() }
-        return try await client.accessories()
     }
 
     /// Stores the pairing; if that fails the pairing is removed from the device again, so the

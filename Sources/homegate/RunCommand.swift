@@ -85,9 +85,10 @@ struct RunCommand: AsyncParsableCommand {
         logger.info("HomeGate starting: broker \(file.mqtt.url), base topic \(file.baseTopic), data in \(file.dataDirectory)")
         let simulator = Simulator(devices: file.simulatorDevices, seed: file.simulatorSeed ?? .random(in: 0...UInt64.max))
         let hapDriver: HAPDriver
+        let controller: ControllerIdentity
         do {
-            let pairings = PairingStore(store: store, file: file)
-            hapDriver = HAPDriver(controller: try pairings.controllerIdentity(), devices: PairingStore.devices(try store.pairings()), logger: logger)
+            controller = try PairingStore(store: store, file: file).controllerIdentity()
+            hapDriver = HAPDriver(controller: controller, devices: PairingStore.devices(try store.pairings()), logger: logger)
         } catch {
             printError("\(error)")
             throw HomeGateExit.configuration
@@ -101,8 +102,10 @@ struct RunCommand: AsyncParsableCommand {
         let engine = Gateway(
             configuration: Gateway.Configuration(baseTopic: file.baseTopic, writeTimeout: file.engine.writeTimeout,
                                                  queueLimit: file.engine.queueLimit, pollInterval: file.engine.pollInterval,
-                                                 output: output, homeAssistantPrefix: file.homeAssistant.enabled ? file.homeAssistant.prefix : nil),
-            bus: client, driver: drivers, simulator: simulator, store: store, homes: homes, storedHomes: storedHomes, logger: logger
+                                                 output: output, homeAssistantPrefix: file.homeAssistant.enabled ? file.homeAssistant.prefix : nil,
+                                                 missedTriggerGrace: file.engine.missedTriggerGrace),
+            bus: client, driver: drivers, simulator: simulator,
+            pairing: GatewayPairing(store: store, controller: controller, driver: hapDriver, logger: logger), store: store, homes: homes, storedHomes: storedHomes, logger: logger
         )
         engineReference.set(engine)
         let service = GatewayService(client: client, engine: engine, simulator: simulator, hapDriver: hapDriver, drivers: drivers,

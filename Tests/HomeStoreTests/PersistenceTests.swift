@@ -20,7 +20,25 @@ struct PersistenceTests {
             #expect(try store.loadHomes() == Fixtures.homes)
             #expect(try store.lastAppliedConfiguration() == Data("mqtt: {}".utf8))
             #expect(try store.retainedTopics() == ["homegate/$layout"])
-            #expect(try store.appliedMigrations() == ["v1-layout", "v2-ledger", "v3-pairings"])
+            #expect(try store.appliedMigrations() == ["v1-layout", "v2-ledger", "v3-pairings", "v4-trigger-last-fire"])
+        }
+    }
+
+    @Test("a trigger's last fire date is there after reopening; a trigger that never fired has none")
+    func lastFireDate() throws {
+        try withTemporaryDirectory { directory in
+            var home = Fixtures.main
+            home.triggers[0].lastFireDate = Date(timeIntervalSince1970: 1_790_172_800)
+            do {
+                try HomeStore(directory: directory).saveHomes([home])
+            }
+            let loaded = try HomeStore(directory: directory).loadHomes()
+            #expect(loaded == [home])
+            #expect(loaded.first?.triggers.map(\.lastFireDate) == [Date(timeIntervalSince1970: 1_790_172_800), nil])
+            let columns = try DatabaseQueue(path: databasePath(in: directory)).read { db in
+                try Row.fetchAll(db, sql: "SELECT id, last_fire_date FROM timer_trigger ORDER BY position")
+            }
+            #expect(columns.map { $0["last_fire_date"] as Double? } == [1_790_172_800, nil])
         }
     }
 

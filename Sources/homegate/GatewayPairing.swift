@@ -1,0 +1,76 @@
+import Accessories
+import Foundation
+import Gateway
+import HAP
+import HAPDriver
+import HomeModel
+import HomeStore
+import Logging
+
+/// `$request/accessory/pair` and `unpair` for a running gateway: the same steps as `homegate
+/// pair` and `homegate unpair`, then the HAP driver takes the new set of pairings at once (the
+/// new device's accessories join when it answers; an unpaired one's leave).
+struct GatewayPairing: PairingService {
+    let store: HomeStore
+    let controller: ControllerIdentity
+    let driver: HAPDriver
+    let logger: Logger
+
+    func pair(host: String, port: Int, code: String, placement: Placement) async throws -> [AccessoryID] {
+        do {
+            _ = try PairSetup.normalised(code)
+        } catch {
+            throw PairingFailure(code: "invalid-request", message: error.message)
+        }
+        do {
+            let pairing = try await Self.pairSetup(host: host, port: port, code: code, controller: controller)
+            let database = try await Self.describe(host: host, port: port, pairing: pairing, controller: controller)
+            let name = PairCommand.name(of: database) ?? "Accessory \(pairing.pairingID)"
+            try store.savePairing(StoredPairing(deviceID: pairing.pairingID, publicKey: pairing.publicKey, host: host, port: port, name: name,
+                                                home: placement.home, room: placement.room))
+            logger.info("paired with \(name) (\(pairing.pairingID)) at \(host):\(port)")
+            driver.replaceDevices(PairingStore.devices(try store.pairings()))
+            return database.map { HAPDriver.accessoryID(deviceID: pairing.pairingID, aid: $0.aid) }
+        } catch let error as HAPError {
+            throw PairingFailure(code: error.kind == .timeout ? "timeout" : "device-error", message: PairCommand.explain(error, host: host, port: port))
+        } catch {
+            throw PairingFailure(code: "device-error", message: "\(error)")
+        }
+    }
+
+    func unpair(_ accessory: AccessoryID) async throws {
+        guard let stored = try store.pairings().first(where: { pairing in
+            accessory.rawValue.hasPrefix(HAPDriver.accessoryID(deviceID: pairing.deviceID, aid: 1).rawValue.dropLast())
+        }) else {
+            throw PairingFailure(code: "not-found", message: "\(accessory) is not an accessory of a paired HomeKit device")
+        }
+        do throws(HAPError) {
+            let client = try await Client.session(host: stored.host, port: stored.port, controller: controller,
+                                                  accessory: AccessoryPairing(pairingID: stored.deviceID, publicKey: stored.publicKey))
+            defer { client.close() }
+            do {
+                try await client.removePairing(controller.pairingID)
+            } catch {
+                guard error.kind == .connection else { throw error } // it may close the session once it forgot us
+            }
+        } catch {
+            throw PairingFailure(code: "device-error", message: "could not remove the pairing on \(stored.name) at \(stored.host):\(stored.port): \(error.message)")
+        }
+        try store.removePairing(deviceID: stored.deviceID)
+        logger.info("unpaired \(stored.name) (\(stored.deviceID))")
+        driver.replaceDevices(PairingStore.devices(try store.pairings()))
+    }
+
+    static func pairSetup(host: String, port: Int, code: String, controller: ControllerIdentity) async throws(HAPError) -> AccessoryPairing {
+        let client = try await Client.connect(host: host, port: port)
+        defer { client.close() }
+        return try await client.pairSetup(code: code, controller: controller)
+    }
+
+    /// Verifies the new pairing on a fresh connection and reads the accessory database.
+    static func describe(host: String, port: Int, pairing: AccessoryPairing, controller: ControllerIdentity) async throws(HAPError) -> [AccessoryDescription] {
+        let client = try await Client.session(host: host, port: port, controller: controller, accessory: pairing)
+        defer { client.close() }
+        return try await client.accessories()
+    }
+}
