@@ -13,13 +13,13 @@ struct AclCommand: ParsableCommand {
         discussion: "The file is written with mode 0640, atomically (a temporary file next to it, then a rename); an existing file's owner and group are kept. Reload Mosquitto (SIGHUP) to apply it. Exit codes: 0 written, 64 bad command line, 78 bad users file, 1 the file cannot be written."
     )
 
-    @Option(name: .long, help: "The users file (YAML: base_topic, gateway_user, users with name and role).")
+    @Option(name: .long, help: ArgumentHelp("The users file (YAML: base_topic, gateway_user, users with name and role).", valueName: "file"))
     var users: String
 
-    @Option(name: .long, help: "Where to write the ACL file (Mosquitto's acl_file); - prints it instead.")
+    @Option(name: .long, help: ArgumentHelp("Where to write the ACL file (Mosquitto's acl_file); - prints it instead.", valueName: "file"))
     var out: String
 
-    @Option(name: .customLong("home-assistant-prefix"), help: "The Home Assistant discovery prefix the gateway publishes under.")
+    @Option(name: .customLong("home-assistant-prefix"), help: ArgumentHelp("The Home Assistant discovery prefix the gateway publishes under.", valueName: "prefix"))
     var homeAssistantPrefix = "homeassistant"
 
     func run() throws {

@@ -18,16 +18,16 @@ struct PasswdCommand: ParsableCommand {
         discussion: "The password comes from --password-file (its first line), --password-env, or, when neither is given, the terminal (asked twice, not echoed). A new file is created with mode 0600; an existing file keeps its mode and owner. Exit codes: 0 done, 64 bad command line, 1 anything else (mosquitto_passwd missing or failing)."
     )
 
-    @Option(name: .long, help: "The Mosquitto password file (Mosquitto's password_file); created if missing.")
+    @Option(name: .long, help: ArgumentHelp("The Mosquitto password file (Mosquitto's password_file); created if missing.", valueName: "file"))
     var file: String
 
-    @Option(name: .long, help: "The user name.")
+    @Option(name: .long, help: ArgumentHelp("The user name.", valueName: "name"))
     var user: String
 
-    @Option(name: .customLong("password-file"), help: "Read the password from the first line of this file.")
+    @Option(name: .customLong("password-file"), help: ArgumentHelp("Read the password from the first line of this file.", valueName: "file"))
     var passwordFile: String?
 
-    @Option(name: .customLong("password-env"), help: "Read the password from this environment variable.")
+    @Option(name: .customLong("password-env"), help: ArgumentHelp("Read the password from this environment variable.", valueName: "variable"))
     var passwordEnv: String?
 
     /// The longest password taken: well under mosquitto_passwd's line buffer (65,500 bytes).
