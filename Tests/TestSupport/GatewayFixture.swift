@@ -110,6 +110,9 @@ public final class GatewayFixture: Sendable {
 
     /// The retained `$layout`, decoded.
     public func layout() async throws -> [String: Any] {
+        // "synchronised" is logged when the publishes are queued: wait until the first $layout
+        // has come through the broker before reading what it retains.
+        _ = try await watcher.inbox.first(on: "\(base)/$layout")
         guard let text = try await retained()["\(base)/$layout"] else { throw FixtureError("no retained \(base)/$layout") }
         return try Self.decode(Array(text.utf8))
     }
