@@ -125,8 +125,8 @@ let package = Package(
         .testTarget(name: "HomeGateConfigTests", dependencies: ["HomeGateConfig", "MQTT", "HomeModel", "Accessories"]),
         .testTarget(name: "HomeModelTests", dependencies: ["HomeModel"]),
         .testTarget(name: "HomeStoreTests", dependencies: ["HomeStore", "HomeModel", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "AccessoriesTests", dependencies: ["Accessories", "HomeModel"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HomeModel", "Accessories", "MQTT"]),
+        .testTarget(name: "AccessoriesTests", dependencies: ["Accessories", "HomeModel", "TestSupport"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HomeModel", "Accessories", "MQTT", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["homegate", "MQTT", "TestSupport", "HomeStore", "HomeModel"]),
     ],
     swiftLanguageModes: [.v6]

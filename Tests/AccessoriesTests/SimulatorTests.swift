@@ -1,5 +1,6 @@
 import HomeModel
 import Testing
+import TestSupport
 @testable import Accessories
 
 /// Accessories to simulate, built from blueprints.

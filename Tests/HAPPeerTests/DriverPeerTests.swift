@@ -90,12 +90,7 @@ import TestSupport
         let ids = Set((1...4).map { Self.id(peer, $0) })
         let killedAt = ContinuousClock.now
         await peer.kill()
-        let allUnreachable = await log.wait(within: .seconds(5)) { events in
-            Set(events.compactMap { event -> AccessoryID? in
-                if case .reachability(let id, false) = event { return id }
-                return nil
-            }).isSuperset(of: ids)
-        }
+        let allUnreachable = await Self.allUnreachable(ids, in: log)
         #expect(allUnreachable, "every accessory behind the bridge is unreachable within 5 s")
         #expect(ContinuousClock.now - killedAt < .seconds(5))
         let before = log.all.count
@@ -122,12 +117,7 @@ import TestSupport
         peer.pause()
         defer { peer.resume() }
         let frozenAt = ContinuousClock.now
-        let allUnreachable = await log.wait(within: .seconds(5)) { events in
-            Set(events.compactMap { event -> AccessoryID? in
-                if case .reachability(let id, false) = event { return id }
-                return nil
-            }).isSuperset(of: ids)
-        }
+        let allUnreachable = await Self.allUnreachable(ids, in: log)
         #expect(allUnreachable, "a peer that stops answering is noticed within 5 s")
         #expect(ContinuousClock.now - frozenAt < .seconds(5))
         peer.resume()
@@ -138,6 +128,16 @@ import TestSupport
             } && events.last.map { if case .accessories = $0 { return true } else { return !Self.isUnreachable($0) } } == true
         }
         #expect(back)
+    }
+
+    /// Waits (at most 5 s) until every accessory of `ids` was reported unreachable.
+    private static func allUnreachable(_ ids: Set<AccessoryID>, in log: EventLog<AccessoryEvent>) async -> Bool {
+        await log.wait(within: .seconds(5)) { events in
+            Set(events.compactMap { event -> AccessoryID? in
+                if case .reachability(let id, false) = event { return id }
+                return nil
+            }).isSuperset(of: ids)
+        }
     }
 
     private static func isUnreachable(_ event: AccessoryEvent) -> Bool {

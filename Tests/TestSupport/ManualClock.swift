@@ -3,13 +3,17 @@ import Synchronization
 /// A clock that moves only when a test calls ``advance(by:)``: sleepers wait until the clock has
 /// been advanced past their deadline, or until their task is cancelled. No test waits for real
 /// time.
-final class ManualClock: Clock, Sendable {
-    struct Instant: InstantProtocol {
-        let offset: Swift.Duration
+public final class ManualClock: Clock, Sendable {
+    public struct Instant: InstantProtocol {
+        public let offset: Swift.Duration
 
-        func advanced(by duration: Swift.Duration) -> Instant { Instant(offset: offset + duration) }
-        func duration(to other: Instant) -> Swift.Duration { other.offset - offset }
-        static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+        public init(offset: Swift.Duration) {
+            self.offset = offset
+        }
+
+        public func advanced(by duration: Swift.Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Swift.Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }
 
     private struct Sleeper {
@@ -34,13 +38,15 @@ final class ManualClock: Clock, Sendable {
 
     private let state = Mutex(State())
 
-    var now: Instant { state.withLock { $0.now } }
-    var minimumResolution: Swift.Duration { .zero }
+    public init() {}
+
+    public var now: Instant { state.withLock { $0.now } }
+    public var minimumResolution: Swift.Duration { .zero }
 
     /// How many tasks are asleep on this clock.
-    var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
-    func sleep(until deadline: Instant, tolerance: Swift.Duration? = nil) async throws {
+    public func sleep(until deadline: Instant, tolerance: Swift.Duration? = nil) async throws {
         try Task.checkCancellation()
         let id = state.withLock { state in
             state.nextID += 1
@@ -70,7 +76,7 @@ final class ManualClock: Clock, Sendable {
     }
 
     /// Moves the clock on and wakes every sleeper whose deadline has come, earliest first.
-    func advance(by duration: Swift.Duration) {
+    public func advance(by duration: Swift.Duration) {
         let due = state.withLock { state -> [Sleeper] in
             state.now = state.now.advanced(by: duration)
             let now = state.now
@@ -82,7 +88,7 @@ final class ManualClock: Clock, Sendable {
     }
 
     /// Returns once at least `count` tasks are asleep on this clock.
-    func waitForSleepers(_ count: Int = 1) async {
+    public func waitForSleepers(_ count: Int = 1) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state -> Bool in
                 if state.sleepers.count >= count { return true }
