@@ -30,19 +30,23 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        // The values both sides of the gateway share: HAP's status table, the one error of the
+        // characteristic path (a status and a message), and the one JSON model. A leaf: imports nothing.
+        .target(name: "Wire"),
         // The HomeKit Accessory Protocol, controller side: TLV8, SRP-6a, pair-setup and
         // pair-verify, the encrypted session, HTTP and EVENT framing. Knows nothing of MQTT or homes.
         .target(
             name: "HAP",
             dependencies: [
                 "CLibCrypto",
+                "Wire",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // Paired HAP accessories and bridges as an AccessoryDriver: sessions, events, reconnects.
         .target(
             name: "HAPDriver",
-            dependencies: ["HAP", "Accessories", "HomeModel", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["HAP", "Accessories", "HomeModel", "Wire", .product(name: "Logging", package: "swift-log")]
         ),
         // The only Swift face of libmosquitto.
         .target(
@@ -55,6 +59,7 @@ let package = Package(
         // HomeKit's home tree as values, the HAP catalog, naming rules, values, topics.
         .target(
             name: "HomeModel",
+            dependencies: ["Wire"],
             exclude: ["Catalog/hap-catalog.json"],
             plugins: ["EmbedCatalog"]
         ),
@@ -64,13 +69,13 @@ let package = Package(
             dependencies: ["HomeModel", .product(name: "GRDB", package: "GRDB.swift")]
         ),
         // The AccessoryDriver protocol and the simulator (HomeGate's HomeKit Accessory Simulator).
-        .target(name: "Accessories", dependencies: ["HomeModel"]),
+        .target(name: "Accessories", dependencies: ["HomeModel", "Wire"]),
         // The engine: the MQTT contract (values, writes and acknowledgements, reachability,
         // layout, events, retained-topic hygiene, simulator controls).
         .target(
             name: "Gateway",
             dependencies: [
-                "MQTT", "HomeModel", "HomeStore", "Accessories",
+                "MQTT", "HomeModel", "HomeStore", "Accessories", "Wire",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -100,6 +105,7 @@ let package = Package(
                 "Gateway",
                 "HAP",
                 "HAPDriver",
+                "Wire",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -119,15 +125,16 @@ let package = Package(
             dependencies: ["MQTT"],
             path: "Tests/TestSupport"
         ),
-        .testTarget(name: "HAPTests", dependencies: ["HAP", .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "HAPPeerTests", dependencies: ["HAP", "HAPDriver", "Accessories", "HomeModel", "TestSupport"]),
+        .testTarget(name: "WireTests", dependencies: ["Wire"]),
+        .testTarget(name: "HAPTests", dependencies: ["HAP", "Wire", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "HAPPeerTests", dependencies: ["Wire", "HAP", "HAPDriver", "Accessories", "HomeModel", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
-        .testTarget(name: "HomeGateConfigTests", dependencies: ["HomeGateConfig", "MQTT", "HomeModel", "Accessories"]),
-        .testTarget(name: "HomeModelTests", dependencies: ["HomeModel"]),
+        .testTarget(name: "HomeGateConfigTests", dependencies: ["Wire", "HomeGateConfig", "MQTT", "HomeModel", "Accessories"]),
+        .testTarget(name: "HomeModelTests", dependencies: ["Wire", "HomeModel"]),
         .testTarget(name: "HomeStoreTests", dependencies: ["HomeStore", "HomeModel", .product(name: "GRDB", package: "GRDB.swift")]),
-        .testTarget(name: "AccessoriesTests", dependencies: ["Accessories", "HomeModel", "TestSupport"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Gateway", "HomeModel", "Accessories", "MQTT", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["homegate", "MQTT", "TestSupport", "HomeStore", "HomeModel"]),
+        .testTarget(name: "AccessoriesTests", dependencies: ["Wire", "Accessories", "HomeModel", "TestSupport"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Wire", "Gateway", "HomeModel", "Accessories", "MQTT", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["Wire", "homegate", "MQTT", "TestSupport", "HomeStore", "HomeModel"]),
     ],
     swiftLanguageModes: [.v6]
 )

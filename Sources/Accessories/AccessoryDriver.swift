@@ -1,4 +1,5 @@
 import HomeModel
+import Wire
 
 /// Where accessories come from and how they are driven: the simulator, HAP devices, ...
 ///
@@ -10,16 +11,16 @@ public protocol AccessoryDriver: Sendable {
     func accessories() async throws -> [Accessory]
 
     /// Reads a characteristic from the device now.
-    /// - Throws: ``DriverError`` with the device's HAP status (unreachable: -70402).
-    func read(_ characteristic: CharacteristicReference) async throws(DriverError) -> Value
+    /// - Throws: ``StatusError`` with the device's HAP status (unreachable: -70402).
+    func read(_ characteristic: CharacteristicReference) async throws(StatusError) -> Value
 
     /// Writes a characteristic and returns when the device has confirmed it.
-    /// - Throws: ``DriverError`` with the device's HAP status. Cancellation stops the wait.
-    func write(_ value: Value, to characteristic: CharacteristicReference) async throws(DriverError)
+    /// - Throws: ``StatusError`` with the device's HAP status. Cancellation stops the wait.
+    func write(_ value: Value, to characteristic: CharacteristicReference) async throws(StatusError)
 
     /// A write the device confirms at once: its result without a suspension, or nil when the
     /// device needs time (then the engine calls ``write(_:to:)``). Network devices return nil.
-    func writeNow(_ value: Value, to characteristic: CharacteristicReference) -> Result<Void, DriverError>?
+    func writeNow(_ value: Value, to characteristic: CharacteristicReference) -> Result<Void, StatusError>?
 
     /// Changes reported by the devices: values (events, drift, physical changes) and
     /// reachability. One stream per driver, for one consumer, in order.
@@ -58,25 +59,12 @@ public enum AccessoryEvent: Sendable, Hashable {
     case removed([AccessoryID])
 }
 
-/// Why a device operation failed: the HAP status, and a message a person understands.
-public struct DriverError: Error, Equatable, CustomStringConvertible {
-    public let status: HAPStatus
-    public let message: String
-
-    public init(_ status: HAPStatus, _ message: String) {
-        self.status = status
-        self.message = message
-    }
-
-    public var description: String { message }
-}
-
 extension AccessoryDriver {
     public func placement(of id: AccessoryID) -> Placement? {
         nil
     }
 
-    public func writeNow(_ value: Value, to characteristic: CharacteristicReference) -> Result<Void, DriverError>? {
+    public func writeNow(_ value: Value, to characteristic: CharacteristicReference) -> Result<Void, StatusError>? {
         nil
     }
 }

@@ -1,5 +1,6 @@
 import HomeModel
 import Synchronization
+import Wire
 
 /// Several drivers as one (the simulator and the HAP controller): each accessory goes to the
 /// driver that serves it; their events arrive merged, each driver's in its own order.
@@ -36,15 +37,15 @@ public final class DriverSet: AccessoryDriver {
         }
     }
 
-    public func read(_ characteristic: CharacteristicReference) async throws(DriverError) -> Value {
+    public func read(_ characteristic: CharacteristicReference) async throws(StatusError) -> Value {
         try await driver(for: characteristic.accessoryID).read(characteristic)
     }
 
-    public func write(_ value: Value, to characteristic: CharacteristicReference) async throws(DriverError) {
+    public func write(_ value: Value, to characteristic: CharacteristicReference) async throws(StatusError) {
         try await driver(for: characteristic.accessoryID).write(value, to: characteristic)
     }
 
-    public func writeNow(_ value: Value, to characteristic: CharacteristicReference) -> Result<Void, DriverError>? {
+    public func writeNow(_ value: Value, to characteristic: CharacteristicReference) -> Result<Void, StatusError>? {
         guard let driver = drivers.first(where: { $0.serves(characteristic.accessoryID) }) else {
             return .failure(Self.unknown(characteristic.accessoryID))
         }
@@ -59,12 +60,12 @@ public final class DriverSet: AccessoryDriver {
         drivers.first { $0.serves(id) }?.placement(of: id)
     }
 
-    private func driver(for id: AccessoryID) throws(DriverError) -> any AccessoryDriver {
+    private func driver(for id: AccessoryID) throws(StatusError) -> any AccessoryDriver {
         guard let driver = drivers.first(where: { $0.serves(id) }) else { throw Self.unknown(id) }
         return driver
     }
 
-    private static func unknown(_ id: AccessoryID) -> DriverError {
-        DriverError(.communicationFailure, "no device serves accessory \(id)")
+    private static func unknown(_ id: AccessoryID) -> StatusError {
+        StatusError(.communicationFailure, "no device serves accessory \(id)")
     }
 }

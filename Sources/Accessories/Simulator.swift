@@ -1,5 +1,6 @@
 import HomeModel
 import Synchronization
+import Wire
 
 /// HomeGate's HomeKit Accessory Simulator: accessories and bridges that behave like real ones.
 ///
@@ -109,53 +110,53 @@ public final class Simulator: AccessoryDriver, Sendable {
         }
     }
 
-    nonisolated(nonsending) public func read(_ reference: CharacteristicReference) async throws(DriverError) -> Value {
-        try state.withLock { state throws(DriverError) in try state.read(reference) }
+    nonisolated(nonsending) public func read(_ reference: CharacteristicReference) async throws(StatusError) -> Value {
+        try state.withLock { state throws(StatusError) in try state.read(reference) }
     }
 
-    nonisolated(nonsending) public func write(_ value: Value, to reference: CharacteristicReference) async throws(DriverError) {
-        let (name, latency) = try state.withLock { state throws(DriverError) in try state.checkWrite(value, to: reference) }
+    nonisolated(nonsending) public func write(_ value: Value, to reference: CharacteristicReference) async throws(StatusError) {
+        let (name, latency) = try state.withLock { state throws(StatusError) in try state.checkWrite(value, to: reference) }
         if latency > .zero {
             do {
                 try await clock.sleep(for: latency, tolerance: nil)
             } catch {
-                throw DriverError(.timedOut, "the write to \(name) was cancelled")
+                throw StatusError(.timedOut, "the write to \(name) was cancelled")
             }
         }
-        try state.withLock { state throws(DriverError) in try state.completeWrite(value, to: reference) }
+        try state.withLock { state throws(StatusError) in try state.completeWrite(value, to: reference) }
     }
 
     /// A write the device confirms at once (no latency): done here, without a suspension; nil
     /// when the device takes time (then use ``write(_:to:)``).
-    public func writeNow(_ value: Value, to reference: CharacteristicReference) -> Result<Void, DriverError>? {
-        state.withLock { state -> Result<Void, DriverError>? in state.writeNow(value, to: reference) }
+    public func writeNow(_ value: Value, to reference: CharacteristicReference) -> Result<Void, StatusError>? {
+        state.withLock { state -> Result<Void, StatusError>? in state.writeNow(value, to: reference) }
     }
 
     // MARK: Controls: what a person does to the device
 
     /// A change made on the device itself: it reaches ``events`` like any device event. On an
     /// unreachable accessory the state changes silently (the refresh when it is back shows it).
-    nonisolated(nonsending) public func update(_ reference: CharacteristicReference, to value: Value) async throws(DriverError) {
+    nonisolated(nonsending) public func update(_ reference: CharacteristicReference, to value: Value) async throws(StatusError) {
         try updateNow(reference, to: value)
     }
 
-    private func updateNow(_ reference: CharacteristicReference, to value: Value) throws(DriverError) {
-        let event = try state.withLock { state throws(DriverError) in try state.update(reference, to: value) }
+    private func updateNow(_ reference: CharacteristicReference, to value: Value) throws(StatusError) {
+        let event = try state.withLock { state throws(StatusError) in try state.update(reference, to: value) }
         if let event { sink.yield(event) }
     }
 
     /// Takes an accessory off the network or back. For a bridge, everything behind it follows;
     /// one reachability event per accessory whose reachability changed.
-    nonisolated(nonsending) public func setReachable(_ id: AccessoryID, _ reachable: Bool) async throws(DriverError) {
-        let events = try state.withLock { state throws(DriverError) in try state.setReachable(id, reachable, order: order) }
+    nonisolated(nonsending) public func setReachable(_ id: AccessoryID, _ reachable: Bool) async throws(StatusError) {
+        let events = try state.withLock { state throws(StatusError) in try state.setReachable(id, reachable, order: order) }
         for event in events { sink.yield(event) }
     }
 
     /// Changes how an accessory answers writes from now on; nil leaves a setting as it is.
     /// A fail status makes every write fail (failure rate 1); `clearFailure` lets them succeed.
-    nonisolated(nonsending) public func setBehaviour(_ id: AccessoryID, latency: Duration? = nil, failStatus: HAPStatus? = nil, clearFailure: Bool = false) async throws(DriverError) {
-        try state.withLock { state throws(DriverError) in
-            guard var device = state.devices[id] else { throw DriverError(.noSuchResource, "no simulated accessory \"\(id)\"") }
+    nonisolated(nonsending) public func setBehaviour(_ id: AccessoryID, latency: Duration? = nil, failStatus: HAPStatus? = nil, clearFailure: Bool = false) async throws(StatusError) {
+        try state.withLock { state throws(StatusError) in
+            guard var device = state.devices[id] else { throw StatusError(.noSuchResource, "no simulated accessory \"\(id)\"") }
             if let latency { device.behaviour.latency = latency }
             if let failStatus {
                 device.behaviour.failStatus = failStatus
@@ -169,8 +170,8 @@ public final class Simulator: AccessoryDriver, Sendable {
     /// A load for benchmarks: `count` changes of a numeric characteristic, one after the other as
     /// fast as they can be handed over, cycling through whole numbers within `range`, starting
     /// after the current value so every change is a change.
-    nonisolated(nonsending) public func flood(_ reference: CharacteristicReference, count: Int, range: ClosedRange<Double>) async throws(DriverError) {
-        let characteristic = try state.withLock { state throws(DriverError) in try state.lookUp(reference).1 }
+    nonisolated(nonsending) public func flood(_ reference: CharacteristicReference, count: Int, range: ClosedRange<Double>) async throws(StatusError) {
+        let characteristic = try state.withLock { state throws(StatusError) in try state.lookUp(reference).1 }
         let span = max(2, Int(range.upperBound - range.lowerBound) + 1)
         let start = Int((characteristic.value?.number ?? range.lowerBound) - range.lowerBound) + 1
         for index in 0..<count {
@@ -230,61 +231,61 @@ extension Simulator.State {
         return ownReachability[bridge] ?? true
     }
 
-    func lookUp(_ reference: CharacteristicReference) throws(DriverError) -> (Accessory, Characteristic) {
+    func lookUp(_ reference: CharacteristicReference) throws(StatusError) -> (Accessory, Characteristic) {
         guard let accessory = devices[reference.accessoryID]?.accessory else {
-            throw DriverError(.noSuchResource, "no simulated accessory \"\(reference.accessoryID)\"")
+            throw StatusError(.noSuchResource, "no simulated accessory \"\(reference.accessoryID)\"")
         }
         guard let (_, characteristic) = accessory.characteristic(reference.iid) else {
-            throw DriverError(.noSuchResource, "\(accessory.name) has no characteristic with iid \(reference.iid)")
+            throw StatusError(.noSuchResource, "\(accessory.name) has no characteristic with iid \(reference.iid)")
         }
         return (accessory, characteristic)
     }
 
-    func requireReachable(_ accessory: Accessory) throws(DriverError) {
+    func requireReachable(_ accessory: Accessory) throws(StatusError) {
         guard isReachable(accessory.id) else {
-            throw DriverError(.communicationFailure, "\(accessory.name) is unreachable")
+            throw StatusError(.communicationFailure, "\(accessory.name) is unreachable")
         }
     }
 
-    func read(_ reference: CharacteristicReference) throws(DriverError) -> Value {
+    func read(_ reference: CharacteristicReference) throws(StatusError) -> Value {
         let (accessory, characteristic) = try lookUp(reference)
         try requireReachable(accessory)
         do {
             try characteristic.validateRead()
         } catch {
-            throw DriverError(error.status, error.message)
+            throw StatusError(error.status, error.message)
         }
         guard let value = characteristic.value else {
-            throw DriverError(.communicationFailure, "\(accessory.name) has no value for \(characteristic.displayName) yet")
+            throw StatusError(.communicationFailure, "\(accessory.name) has no value for \(characteristic.displayName) yet")
         }
         return value
     }
 
     /// The checks before a write; returns the accessory's name and its latency.
-    func checkWrite(_ value: Value, to reference: CharacteristicReference) throws(DriverError) -> (name: String, latency: Duration) {
+    func checkWrite(_ value: Value, to reference: CharacteristicReference) throws(StatusError) -> (name: String, latency: Duration) {
         let (accessory, characteristic) = try lookUp(reference)
         try requireReachable(accessory)
         do {
             try characteristic.validateWrite(value)
         } catch {
-            throw DriverError(error.status, error.message)
+            throw StatusError(error.status, error.message)
         }
         return (accessory.name, devices[reference.accessoryID]?.behaviour.latency ?? .zero)
     }
 
     /// The end of a write: still reachable, not failing: the value is the device's now.
-    mutating func completeWrite(_ value: Value, to reference: CharacteristicReference) throws(DriverError) {
+    mutating func completeWrite(_ value: Value, to reference: CharacteristicReference) throws(StatusError) {
         let (accessory, _) = try lookUp(reference)
         try requireReachable(accessory) // it may have dropped off during the latency
         let behaviour = devices[reference.accessoryID]?.behaviour ?? Simulator.Behaviour()
         if behaviour.failureRate > 0, random.nextUnit() < behaviour.failureRate {
-            throw DriverError(behaviour.failStatus, "\(accessory.name) refused the write (\(behaviour.failStatus.name))")
+            throw StatusError(behaviour.failStatus, "\(accessory.name) refused the write (\(behaviour.failStatus.name))")
         }
         devices[reference.accessoryID]?.accessory.setValue(value, iid: reference.iid)
     }
 
     /// A write without latency, all at once; nil when the device takes time.
-    mutating func writeNow(_ value: Value, to reference: CharacteristicReference) -> Result<Void, DriverError>? {
+    mutating func writeNow(_ value: Value, to reference: CharacteristicReference) -> Result<Void, StatusError>? {
         do {
             guard try checkWrite(value, to: reference).latency == .zero else { return nil }
             try completeWrite(value, to: reference)
@@ -295,20 +296,20 @@ extension Simulator.State {
     }
 
     /// A change on the device; the event to report, if any.
-    mutating func update(_ reference: CharacteristicReference, to value: Value) throws(DriverError) -> AccessoryEvent? {
+    mutating func update(_ reference: CharacteristicReference, to value: Value) throws(StatusError) -> AccessoryEvent? {
         let (accessory, characteristic) = try lookUp(reference)
         do {
             try characteristic.validate(value)
         } catch {
-            throw DriverError(error.status, error.message)
+            throw StatusError(error.status, error.message)
         }
         if !characteristic.isMomentary { devices[reference.accessoryID]?.accessory.setValue(value, iid: reference.iid) }
         // Like a HAP accessory: only characteristics with the `ev` permission notify; the others are polled.
         return isReachable(accessory.id) && characteristic.supportsEvents ? .value(reference, value) : nil
     }
 
-    mutating func setReachable(_ id: AccessoryID, _ reachable: Bool, order: [AccessoryID]) throws(DriverError) -> [AccessoryEvent] {
-        guard devices[id] != nil else { throw DriverError(.noSuchResource, "no simulated accessory \"\(id)\"") }
+    mutating func setReachable(_ id: AccessoryID, _ reachable: Bool, order: [AccessoryID]) throws(StatusError) -> [AccessoryEvent] {
+        guard devices[id] != nil else { throw StatusError(.noSuchResource, "no simulated accessory \"\(id)\"") }
         let affected = [id] + order.filter { devices[$0]?.accessory.bridgeID == id }
         let before = affected.map(isReachable)
         ownReachability[id] = reachable

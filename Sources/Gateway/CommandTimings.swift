@@ -1,3 +1,4 @@
+import Wire
 /// How long the gateway itself takes per command: from the message's arrival at the MQTT client
 /// to its acknowledgement handed back to it. Keeps the most recent ``capacity`` figures.
 struct CommandTimings: Sendable {
@@ -22,7 +23,7 @@ struct CommandTimings: Sendable {
     }
 
     /// `count`, and p50, p90, p99 and the maximum in microseconds.
-    var summary: [String: JSONValue] {
+    var summary: [String: JSON] {
         let sorted = samples.sorted()
         func percentile(_ fraction: Double) -> Double {
             guard !sorted.isEmpty else { return 0 }
@@ -30,8 +31,8 @@ struct CommandTimings: Sendable {
             return microseconds(sorted[max(0, index)])
         }
         return [
-            "count": .int(count), "p50Microseconds": .number(percentile(0.5)), "p90Microseconds": .number(percentile(0.9)),
-            "p99Microseconds": .number(percentile(0.99)), "maxMicroseconds": .number(sorted.last.map(microseconds) ?? 0),
+            "count": .int(count), "p50Microseconds": .double(percentile(0.5)), "p90Microseconds": .double(percentile(0.9)),
+            "p99Microseconds": .double(percentile(0.99)), "maxMicroseconds": .double(sorted.last.map(microseconds) ?? 0),
         ]
     }
 

@@ -3,6 +3,7 @@ import Foundation
 import HomeModel
 import MQTT
 import Synchronization
+import Wire
 
 /// `.../set` and `.../get`: validated, queued per characteristic in arrival order, carried out by
 /// the driver with a timeout, acknowledged once, after the retained value was updated.
@@ -25,7 +26,7 @@ extension Gateway {
     /// A set or get arrived on `levels` (after the base, without `set`/`get`).
     func handleCommand(_ kind: CommandKind, levels: [Substring], message: Message) {
         metrics.recordCommand(kind: kind == .set ? "set" : "get")
-        let body = JSON.object(message.payload)
+        let body = JSON.body(message.payload)
         let reply = Reply(to: message, id: body?["id"])
         if message.retain {
             // A retained command (mosquitto_pub -r) runs once; clear it so it never fires again.
@@ -64,14 +65,14 @@ extension Gateway {
     }
 
     /// The value of a set: `{"value": ..., "id": ...}` or a bare payload.
-    private func parseValue(_ payload: [UInt8], body: [String: Any]?, for characteristic: Characteristic) throws(ValueError) -> Value {
-        guard characteristic.isWritable else { throw ValueError(.readOnly, "\(characteristic.displayName) is read-only") }
+    private func parseValue(_ payload: [UInt8], body: [String: JSON]?, for characteristic: Characteristic) throws(StatusError) -> Value {
+        guard characteristic.isWritable else { throw StatusError(.readOnly, "\(characteristic.displayName) is read-only") }
         let value: Value
         if let body {
             guard let raw = body["value"] else {
-                throw ValueError(.invalidValue, "the JSON object has no \"value\"; send {\"value\": ..., \"id\": ...} or a bare value")
+                throw StatusError(.invalidValue, "the JSON object has no \"value\"; send {\"value\": ..., \"id\": ...} or a bare value")
             }
-            value = try Value.parse(jsonObject: raw, format: characteristic.format, name: characteristic.displayName)
+            value = try Value.parse(json: raw, format: characteristic.format, name: characteristic.displayName)
         } else {
             value = try Value.parse(payload: String(decoding: payload, as: UTF8.self), format: characteristic.format, name: characteristic.displayName)
         }
@@ -128,11 +129,11 @@ extension Gateway {
     }
 
     /// The device answered a write: the value into the tree and its topic, then the acknowledgement.
-    private func finishWrite(_ result: Result<Void, DriverError>, value: Value, command: Command, on reference: CharacteristicReference) {
+    private func finishWrite(_ result: Result<Void, StatusError>, value: Value, command: Command, on reference: CharacteristicReference) {
         switch result {
         case .success:
             applyValue(value, to: reference)
-            acknowledge(command.reply, ["ok": true, "value": .value(value), "ms": .number(elapsed(since: command.reply.received))])
+            acknowledge(command.reply, ["ok": true, "value": .value(value), "ms": .double(elapsed(since: command.reply.received))])
         case .failure(let error):
             acknowledge(command.reply, failure: error.status, error.message)
         }
@@ -144,7 +145,7 @@ extension Gateway {
         switch await outcome(of: read) {
         case .success(let value):
             applyValue(value, to: reference)
-            acknowledge(command.reply, ["ok": true, "value": .value(value), "ms": .number(elapsed(since: command.reply.received))])
+            acknowledge(command.reply, ["ok": true, "value": .value(value), "ms": .double(elapsed(since: command.reply.received))])
         case .failure(let error):
             acknowledge(command.reply, failure: error.status, error.message)
         case nil:
@@ -153,7 +154,7 @@ extension Gateway {
         }
     }
 
-    private static func write(_ value: Value, to reference: CharacteristicReference, with driver: any AccessoryDriver) async -> Result<Void, DriverError> {
+    private static func write(_ value: Value, to reference: CharacteristicReference, with driver: any AccessoryDriver) async -> Result<Void, StatusError> {
         do {
             try await driver.write(value, to: reference)
             return .success(())
@@ -162,7 +163,7 @@ extension Gateway {
         }
     }
 
-    private static func read(_ reference: CharacteristicReference, with driver: any AccessoryDriver) async -> Result<Value, DriverError> {
+    private static func read(_ reference: CharacteristicReference, with driver: any AccessoryDriver) async -> Result<Value, StatusError> {
         do {
             return .success(try await driver.read(reference))
         } catch {
@@ -171,9 +172,9 @@ extension Gateway {
     }
 
     /// The task's result, or nil if it took longer than the write timeout (the task goes on).
-    private func outcome<T: Sendable>(of task: Task<Result<T, DriverError>, Never>) async -> Result<T, DriverError>? {
+    private func outcome<T: Sendable>(of task: Task<Result<T, StatusError>, Never>) async -> Result<T, StatusError>? {
         let timeout = configuration.writeTimeout
-        let first = FirstOf<Result<T, DriverError>?>()
+        let first = FirstOf<Result<T, StatusError>?>()
         return await withCheckedContinuation { continuation in
             first.start(continuation)
             let timer = Task {

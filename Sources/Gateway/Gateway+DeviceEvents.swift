@@ -1,6 +1,7 @@
 import Accessories
 import Foundation
 import HomeModel
+import Wire
 
 /// What the devices report: value changes, reachability (bridge cascade included, as the driver
 /// reports it per accessory), and the polling of characteristics that cannot send events.

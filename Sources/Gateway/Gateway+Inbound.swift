@@ -1,6 +1,7 @@
 import Foundation
 import HomeModel
 import MQTT
+import Wire
 
 /// Inbound routing: every message under the base lands here first.
 extension Gateway {
@@ -55,27 +56,27 @@ extension Gateway {
         let responseTopic: TopicName?
         let correlationData: [UInt8]?
         /// The `id` the sender gave, echoed.
-        let id: JSONScalar?
+        let id: JSON?
         let retained: Bool
         /// When the MQTT client received the command.
         let received: ContinuousClock.Instant
 
-        init(to message: Message, id: Any?) {
+        init(to message: Message, id: JSON?) {
             resultTopic = message.topic.string + "/result"
             responseTopic = message.properties.responseTopic
             correlationData = message.properties.correlationData
-            self.id = id.flatMap(JSONScalar.init)
+            self.id = id.flatMap { $0.isScalar ? $0 : nil }
             retained = message.retain
             received = message.receivedAt ?? .now
         }
     }
 
     /// Sends an acknowledgement on the result topic and, when asked for, the response topic.
-    func acknowledge(_ reply: Reply, _ body: [String: JSONValue], status: HAPStatus = .success) {
+    func acknowledge(_ reply: Reply, _ body: [String: JSON], status: HAPStatus = .success) {
         var body = body
-        if let id = reply.id { body["id"] = id.json }
+        if let id = reply.id { body["id"] = id }
         if reply.retained { body["retained"] = true }
-        let payload = JSONValue.object(body).bytes
+        let payload = JSON.object(body).encoded()
         send(reply.resultTopic, payload, retain: false)
         if let responseTopic = reply.responseTopic {
             send(responseTopic.string, payload, retain: false, properties: .init(correlationData: reply.correlationData, contentType: "application/json"))
@@ -101,43 +102,25 @@ extension Gateway {
     }
 }
 
-/// Reading the JSON bodies of commands and requests.
-enum JSON {
-    /// Parses a payload as a JSON object, if it is one.
-    static func object(_ payload: [UInt8]) -> [String: Any]? {
+extension JSON {
+    /// A command's or request's body: the payload as a JSON object, if it is one.
+    static func body(_ payload: [UInt8]) -> [String: JSON]? {
         guard let first = payload.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }), first == UInt8(ascii: "{") else { return nil }
-        return (try? JSONSerialization.jsonObject(with: Data(payload))) as? [String: Any]
+        return (try? JSON.parse(payload))?.object
+    }
+
+    /// Whether this is a scalar (an `id` or `transaction` to echo).
+    var isScalar: Bool {
+        switch self {
+        case .array, .object, .null: false
+        default: true
+        }
     }
 }
 
-/// A JSON scalar kept as a Sendable value (an `id` to echo).
-enum JSONScalar: Sendable {
-    case string(String)
-    case integer(Int64)
-    case number(Double)
-    case bool(Bool)
-
-    init?(_ object: Any) {
-        switch object {
-        case let text as String: self = .string(text)
-        case let number as NSNumber:
-            if String(cString: number.objCType) == "c" {
-                self = .bool(number.boolValue)
-            } else if let integer = Int64(exactly: number.doubleValue), number.doubleValue == number.doubleValue.rounded() {
-                self = .integer(integer)
-            } else {
-                self = .number(number.doubleValue)
-            }
-        default: return nil
-        }
-    }
-
-    var json: JSONValue {
-        switch self {
-        case .string(let text): return .string(text)
-        case .integer(let value): return .integer(value)
-        case .number(let value): return .number(value)
-        case .bool(let value): return .bool(value)
-        }
+extension JSON {
+    /// A characteristic's value as JSON, or null.
+    static func value(_ value: HomeModel.Value?) -> JSON {
+        value?.json ?? .null
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HomeModel
+import Wire
 
 /// `$layout` (the whole tree, retained, at most about once a second while changes keep coming),
 /// `$meta` (per accessory, retained), `$events` (one message per change, not retained), and
@@ -30,10 +31,10 @@ extension Gateway {
     }
 
     /// Announces a change on `$events`.
-    func announce(_ event: String, _ fields: [String: JSONValue]) {
+    func announce(_ event: String, _ fields: [String: JSON]) {
         var body = fields
         body["event"] = .string(event)
-        send("\(base)/$events", JSONValue.object(body).bytes, retain: false)
+        send("\(base)/$events", JSON.object(body).encoded(), retain: false)
     }
 
     /// Applies a new layout (a reloaded configuration merged with the store): renames and moves
@@ -70,52 +71,52 @@ extension Gateway {
     // MARK: Payloads
 
     func metaPayload(_ accessory: Accessory, in home: Home, index: HomeIndex) -> [UInt8] {
-        JSONValue.object(metaObject(accessory, index: index)).bytes
+        JSON.object(metaObject(accessory, index: index)).encoded()
     }
 
-    private func metaObject(_ accessory: Accessory, index: HomeIndex) -> [String: JSONValue] {
+    private func metaObject(_ accessory: Accessory, index: HomeIndex) -> [String: JSON] {
         [
             "id": .string(accessory.id.rawValue), "name": .string(accessory.name), "manufacturer": .string(accessory.manufacturer),
             "model": .string(accessory.model), "serialNumber": .string(accessory.serialNumber),
             "firmwareRevision": .string(accessory.firmwareRevision), "category": .string(accessory.category.name),
             "room": .string(index.roomName(of: accessory)), "bridge": .string(accessory.bridgeID?.rawValue),
-            "bridged": .array((index.bridged[accessory.id] ?? []).map(JSONValue.string)),
+            "bridged": .array((index.bridged[accessory.id] ?? []).map(JSON.string)),
         ]
     }
 
     func layoutPayload() -> [UInt8] {
-        JSONValue.object(["base": .string(base), "homes": .array(homes.map(layoutObject))]).bytes
+        JSON.object(["base": .string(base), "homes": .array(homes.map(layoutObject))]).encoded()
     }
 
-    private func topic(_ target: TopicMap.Target) -> JSONValue {
+    private func topic(_ target: TopicMap.Target) -> JSON {
         .string(map.topic(of: target))
     }
 
-    private func layoutObject(_ home: Home) -> JSONValue {
+    private func layoutObject(_ home: Home) -> JSON {
         let index = HomeIndex(home)
-        let rooms: [JSONValue] = home.allRooms.map { room in
+        let rooms: [JSON] = home.allRooms.map { room in
             .object(["id": .string(room.id.rawValue), "name": .string(room.name), "topic": topic(.room(home.id, room.id))])
         }
-        let zones: [JSONValue] = home.zones.map { zone in
+        let zones: [JSON] = home.zones.map { zone in
             .object(["id": .string(zone.id.rawValue), "name": .string(zone.name),
-                     "rooms": .array(zone.roomIDs.compactMap { home.room(withID: $0).map { JSONValue.string($0.name) } })])
+                     "rooms": .array(zone.roomIDs.compactMap { home.room(withID: $0).map { JSON.string($0.name) } })])
         }
-        let groups: [JSONValue] = home.serviceGroups.map { group in
+        let groups: [JSON] = home.serviceGroups.map { group in
             .object(["id": .string(group.id.rawValue), "name": .string(group.name), "services": .array(group.services.map { service in
                 .object(["accessory": .string(service.accessoryID.rawValue), "service": .int(service.serviceIID)])
             })])
         }
-        let actionSets: [JSONValue] = home.actionSets.map { set in
+        let actionSets: [JSON] = home.actionSets.map { set in
             .object(["id": .string(set.id.rawValue), "name": .string(set.name), "actions": .array(set.actions.map { action in
                 .object(["accessory": .string(action.characteristic.accessoryID.rawValue), "characteristic": .int(action.characteristic.iid),
                          "value": .value(action.value)])
             })])
         }
-        let triggers: [JSONValue] = home.triggers.map { trigger in
+        let triggers: [JSON] = home.triggers.map { trigger in
             .object([
                 "id": .string(trigger.id.rawValue), "name": .string(trigger.name),
                 "fireDate": .string(ISO8601DateFormatter().string(from: trigger.fireDate)), "enabled": .bool(trigger.isEnabled),
-                "actionSets": .array(trigger.actionSetIDs.compactMap { id in home.actionSets.first { $0.id == id }.map { JSONValue.string($0.name) } }),
+                "actionSets": .array(trigger.actionSetIDs.compactMap { id in home.actionSets.first { $0.id == id }.map { JSON.string($0.name) } }),
                 "recurrence": trigger.recurrence.map { .object(["unit": .string($0.unit.rawValue), "every": .int($0.every)]) } ?? .null,
             ])
         }
@@ -127,7 +128,7 @@ extension Gateway {
         ])
     }
 
-    private func accessoryObject(_ accessory: Accessory, in home: Home, index: HomeIndex) -> JSONValue {
+    private func accessoryObject(_ accessory: Accessory, in home: Home, index: HomeIndex) -> JSON {
         var object = metaObject(accessory, index: index)
         object["topic"] = topic(.accessory(home.id, accessory.id))
         object["reachable"] = .bool(accessory.isReachable)
@@ -135,30 +136,30 @@ extension Gateway {
         return .object(object)
     }
 
-    private func serviceObject(_ service: Service, accessory: Accessory, home: Home) -> JSONValue {
+    private func serviceObject(_ service: Service, accessory: Accessory, home: Home) -> JSON {
         let reference = ServiceReference(accessoryID: accessory.id, serviceIID: service.iid)
         return .object([
             "iid": .int(service.iid), "type": .string(service.type), "name": .string(service.name), "primary": .bool(service.isPrimary),
-            "linked": .array(service.linked.map(JSONValue.int)), "topic": topic(.service(home.id, reference)),
+            "linked": .array(service.linked.map(JSON.int)), "topic": topic(.service(home.id, reference)),
             "characteristics": .array(service.characteristics.map { characteristicObject($0, accessory: accessory, home: home) }),
         ])
     }
 
-    private func characteristicObject(_ characteristic: Characteristic, accessory: Accessory, home: Home) -> JSONValue {
+    private func characteristicObject(_ characteristic: Characteristic, accessory: Accessory, home: Home) -> JSON {
         let reference = CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid)
-        var object: [String: JSONValue] = [
+        var object: [String: JSON] = [
             "iid": .int(characteristic.iid), "type": .string(characteristic.type), "uuid": .string(characteristic.uuid),
             "format": .string(characteristic.format.rawValue), "perms": .array(characteristic.perms.map { .string($0.rawValue) }),
             "topic": topic(.characteristic(home.id, reference)), "value": .value(characteristic.value),
         ]
         if characteristic.isMomentary { object["momentary"] = true }
         if let unit = characteristic.unit { object["unit"] = .string(unit) }
-        if let minValue = characteristic.minValue { object["minValue"] = .number(minValue) }
-        if let maxValue = characteristic.maxValue { object["maxValue"] = .number(maxValue) }
-        if let minStep = characteristic.minStep { object["minStep"] = .number(minStep) }
+        if let minValue = characteristic.minValue { object["minValue"] = .double(minValue) }
+        if let maxValue = characteristic.maxValue { object["maxValue"] = .double(maxValue) }
+        if let minStep = characteristic.minStep { object["minStep"] = .double(minStep) }
         if let maxLen = characteristic.maxLen { object["maxLen"] = .int(maxLen) }
-        if let validValues = characteristic.validValues { object["validValues"] = .array(validValues.map(JSONValue.number)) }
-        if let range = characteristic.validValuesRange { object["validValuesRange"] = .array(range.map(JSONValue.number)) }
+        if let validValues = characteristic.validValues { object["validValues"] = .array(validValues.map(JSON.double)) }
+        if let range = characteristic.validValuesRange { object["validValuesRange"] = .array(range.map(JSON.double)) }
         if let description = characteristic.description { object["description"] = .string(description) }
         return .object(object)
     }
@@ -168,7 +169,7 @@ extension Gateway {
 enum LayoutChanges {
     struct Event {
         let kind: String
-        let fields: [String: JSONValue]
+        let fields: [String: JSON]
     }
 
     static func events(from before: [Home], to after: [Home]) -> [Event] {
@@ -204,7 +205,7 @@ enum LayoutChanges {
             guard let previous = old[zone.id], previous.roomIDs != zone.roomIDs else { continue }
             events.append(Event(kind: "zone-updated", fields: [
                 "home": .string(after.name), "zone": .string(zone.name),
-                "rooms": .array(zone.roomIDs.compactMap { after.room(withID: $0).map { JSONValue.string($0.name) } }),
+                "rooms": .array(zone.roomIDs.compactMap { after.room(withID: $0).map { JSON.string($0.name) } }),
             ]))
         }
         return events
@@ -285,7 +286,7 @@ enum LayoutChanges {
                 "home": .string(after.name), "trigger": .string(trigger.name),
                 "fireDate": .string(ISO8601DateFormatter().string(from: trigger.fireDate)), "enabled": .bool(trigger.isEnabled),
                 "recurrence": trigger.recurrence.map { .object(["unit": .string($0.unit.rawValue), "every": .int($0.every)]) } ?? .null,
-                "actionSets": .array(trigger.actionSetIDs.compactMap { id in after.actionSets.first { $0.id == id }.map { JSONValue.string($0.name) } }),
+                "actionSets": .array(trigger.actionSetIDs.compactMap { id in after.actionSets.first { $0.id == id }.map { JSON.string($0.name) } }),
             ]))
         }
         return events
@@ -297,7 +298,7 @@ enum LayoutChanges {
         var events: [Event] = []
         let old = Dictionary(before.map { ($0[keyPath: id], $0) }, uniquingKeysWith: { first, _ in first })
         let new = Set(after.map { $0[keyPath: id] })
-        func fields(_ element: T) -> [String: JSONValue] {
+        func fields(_ element: T) -> [String: JSON] {
             // An accessory is named by its id (as in accessory-reachability), with its name beside it.
             if let accessoryID = element[keyPath: id] as? AccessoryID {
                 return ["home": .string(home), "accessory": .string(accessoryID.rawValue), "name": .string(element[keyPath: name])]

@@ -1,6 +1,7 @@
 import Accessories
 import Foundation
 import HomeModel
+import Wire
 
 /// `<base>/$request/<object>/<verb>` for the home itself (section 7 of the contract): homes,
 /// rooms, zones, accessories, services, service groups, action sets, timer triggers, pairing.
@@ -13,7 +14,7 @@ extension Gateway {
     static let managedObjects: Set<String> = ["home", "room", "zone", "accessory", "service", "service-group", "action-set", "trigger"]
 
     /// Answers one management request; throws ``RequestError`` with the wire code.
-    func managementRequest(object: String, verb: String, body: [String: Any]) async throws -> [String: JSONValue] {
+    func managementRequest(object: String, verb: String, body: [String: JSON]) async throws -> [String: JSON] {
         let request = ManagementBody(body)
         let home = try request.optionalString("home")
         switch (object, verb) {
@@ -56,7 +57,7 @@ extension Gateway {
         return [:]
     }
 
-    private func accessoryRequest(_ verb: String, _ request: ManagementBody, home: String?) async throws -> [String: JSONValue] {
+    private func accessoryRequest(_ verb: String, _ request: ManagementBody, home: String?) async throws -> [String: JSON] {
         switch verb {
         case "assign-room":
             try edit { try $0.assignAccessory(request.string("accessory"), toRoom: request.string("room"), home: home) }
@@ -89,7 +90,7 @@ extension Gateway {
         return [:]
     }
 
-    private func sceneRequest(_ object: String, _ verb: String, _ request: ManagementBody, home: String?) async throws -> [String: JSONValue] {
+    private func sceneRequest(_ object: String, _ verb: String, _ request: ManagementBody, home: String?) async throws -> [String: JSON] {
         switch (object, verb) {
         case ("service-group", "add"):
             let group = try edit { try $0.addServiceGroup(name: request.string("name"), home: home) }
@@ -110,7 +111,7 @@ extension Gateway {
         case ("action-set", "rename"):
             try edit { try $0.renameActionSet(request.string("actionSet"), to: request.string("newName"), home: home) }
         case ("action-set", "add-action"):
-            guard let value = request.raw["value"], !(value is NSNull) else { throw RequestError.invalid("\"value\" is required") }
+            guard let value = request.raw["value"], value != .null else { throw RequestError.invalid("\"value\" is required") }
             try edit { try $0.addAction(toActionSet: request.string("actionSet"), accessory: request.string("accessory"),
                                         characteristic: request.int("characteristic"), value: value, home: home) }
         case ("action-set", "remove-action"):
@@ -185,7 +186,7 @@ extension Gateway {
     // MARK: Devices
 
     /// Identify: the accessory's Identify characteristic (Accessory Information) is written `true`.
-    private func identify(_ id: AccessoryID) async throws -> [String: JSONValue] {
+    private func identify(_ id: AccessoryID) async throws -> [String: JSON] {
         guard let (_, accessory) = accessory(id) else { throw RequestError.notFound("no accessory \(id)") }
         let identify = accessory.services.first { $0.type == "accessory-information" }?.characteristic(ofType: "identify")
         guard let identify else { throw RequestError(code: "not-allowed", message: "\(accessory.name) has no Identify characteristic") }
@@ -198,7 +199,7 @@ extension Gateway {
         return ["accessory": .string(id.rawValue)]
     }
 
-    private func pair(_ request: ManagementBody, home: String?) async throws -> [String: JSONValue] {
+    private func pair(_ request: ManagementBody, home: String?) async throws -> [String: JSON] {
         guard let pairing else { throw RequestError(code: "not-allowed", message: "this gateway cannot pair") }
         let host = try request.string("host")
         let port = try request.int("port")
@@ -244,40 +245,39 @@ public struct PairingFailure: Error, CustomStringConvertible {
 
 /// A request body's fields, checked: a missing or mistyped field is `invalid-request`.
 struct ManagementBody {
-    let raw: [String: Any]
+    let raw: [String: JSON]
 
-    init(_ raw: [String: Any]) {
+    init(_ raw: [String: JSON]) {
         self.raw = raw
     }
 
     func string(_ key: String) throws -> String {
-        guard let value = raw[key] as? String, !value.isEmpty else { throw Gateway.RequestError.invalid("\"\(key)\" is required (a string)") }
+        guard let value = raw[key]?.string, !value.isEmpty else { throw Gateway.RequestError.invalid("\"\(key)\" is required (a string)") }
         return value
     }
 
     func optionalString(_ key: String) throws -> String? {
-        guard let value = raw[key], !(value is NSNull) else { return nil }
-        guard let text = value as? String, !text.isEmpty else { throw Gateway.RequestError.invalid("\"\(key)\" must be a string") }
+        guard let value = raw[key], value != .null else { return nil }
+        guard let text = value.string, !text.isEmpty else { throw Gateway.RequestError.invalid("\"\(key)\" must be a string") }
         return text
     }
 
     func int(_ key: String) throws -> Int {
-        guard let number = raw[key] as? NSNumber, String(cString: number.objCType) != "c",
-              let value = Int(exactly: number.doubleValue) else {
+        guard let number = raw[key], number.isNumber, let whole = number.int, let value = Int(exactly: whole) else {
             throw Gateway.RequestError.invalid("\"\(key)\" is required (a whole number)")
         }
         return value
     }
 
     func bool(_ key: String, default fallback: Bool) throws -> Bool {
-        guard let value = raw[key], !(value is NSNull) else { return fallback }
-        guard let flag = value as? Bool else { throw Gateway.RequestError.invalid("\"\(key)\" must be true or false") }
+        guard let value = raw[key], value != .null else { return fallback }
+        guard case .bool(let flag) = value else { throw Gateway.RequestError.invalid("\"\(key)\" must be true or false") }
         return flag
     }
 
     func strings(_ key: String) throws -> [String] {
-        guard let value = raw[key], !(value is NSNull) else { return [] }
-        guard let list = value as? [String] else { throw Gateway.RequestError.invalid("\"\(key)\" must be a list of names") }
+        guard let value = raw[key], value != .null else { return [] }
+        guard let list = value.array?.compactMap(\.string), list.count == value.array?.count else { throw Gateway.RequestError.invalid("\"\(key)\" must be a list of names") }
         return list
     }
 
@@ -295,12 +295,12 @@ struct ManagementBody {
 
     /// `null` or `{"unit": "minute" | "hour" | "day" | "week", "every": N}`.
     func recurrence() throws -> TimerTrigger.Recurrence? {
-        guard let value = raw["recurrence"], !(value is NSNull) else { return nil }
-        guard let object = value as? [String: Any], let unitName = object["unit"] as? String,
+        guard let value = raw["recurrence"], value != .null else { return nil }
+        guard let object = value.object, let unitName = object["unit"]?.string,
               let unit = TimerTrigger.Recurrence.Unit(rawValue: unitName) else {
             throw Gateway.RequestError.invalid("\"recurrence\" must be null or {\"unit\": \"minute\" | \"hour\" | \"day\" | \"week\", \"every\": N}")
         }
-        guard let every = object["every"] as? Int, every >= 1 else { throw Gateway.RequestError.invalid("\"recurrence.every\" must be a whole number of at least 1") }
+        guard let every = object["every"]?.int.flatMap({ Int(exactly: $0) }), object["every"]?.isNumber == true, every >= 1 else { throw Gateway.RequestError.invalid("\"recurrence.every\" must be a whole number of at least 1") }
         return TimerTrigger.Recurrence(unit: unit, every: every)
     }
 }

@@ -2,6 +2,7 @@ import Accessories
 import Foundation
 import HomeModel
 import MQTT
+import Wire
 
 /// `<base>/$request/<object>/<verb>`: answered on `<base>/$response/<object>/<verb>` and on the
 /// request's Response Topic, echoing `transaction` and the Correlation Data. The home's own
@@ -28,12 +29,12 @@ extension Gateway {
     func handleRequest(levels: [Substring], message: Message) {
         let path = levels.joined(separator: "/")
         let responseTopic = "\(base)/$response/\(path)"
-        let body = JSON.object(message.payload)
-        let transaction = body?["transaction"].flatMap(JSONScalar.init)
-        let respond = { (answer: [String: JSONValue]) in
+        let body = JSON.body(message.payload)
+        let transaction = body?["transaction"].flatMap { $0.isScalar ? $0 : nil }
+        let respond = { (answer: [String: JSON]) in
             var answer = answer
-            if let transaction { answer["transaction"] = transaction.json }
-            let payload = JSONValue.object(answer).bytes
+            if let transaction { answer["transaction"] = transaction }
+            let payload = JSON.object(answer).encoded()
             self.send(responseTopic, payload, retain: false)
             if let reply = message.properties.responseTopic {
                 self.send(reply.string, payload, retain: false, properties: .init(correlationData: message.properties.correlationData, contentType: "application/json"))
@@ -46,7 +47,7 @@ extension Gateway {
         }
         if levels.count == 2, levels[0] == "gateway", levels[1] == "statistics" {
             let summary = timings.summary
-            if body["reset"] as? Bool == true { timings.reset() }
+            if body["reset"] == true { timings.reset() }
             respond(["ok": true, "data": .object(summary)])
             return
         }
@@ -57,7 +58,7 @@ extension Gateway {
                     let data = try await self.managementRequest(object: object, verb: verb, body: body)
                     respond(["ok": true, "data": .object(data)])
                 } catch let error as RequestError {
-                    var answer: [String: JSONValue] = ["ok": false, "error": .string(error.code), "message": .string(error.message)]
+                    var answer: [String: JSON] = ["ok": false, "error": .string(error.code), "message": .string(error.message)]
                     if let status = error.status { answer["status"] = .int(status.rawValue) }
                     respond(answer)
                 } catch {
@@ -83,7 +84,7 @@ extension Gateway {
         }
     }
 
-    private func simulatorRequest(_ verb: String, body: [String: Any], simulator: Simulator) async throws -> [String: JSONValue] {
+    private func simulatorRequest(_ verb: String, body: [String: JSON], simulator: Simulator) async throws -> [String: JSON] {
         guard ["update", "reachability", "behaviour", "flood"].contains(verb) else {
             throw RequestError(code: "unknown-request", message: "unknown simulator request \"\(verb)\"; known: update, reachability, behaviour, flood")
         }
@@ -95,7 +96,7 @@ extension Gateway {
             guard let raw = body["value"] else { throw RequestError.invalid("\"value\" is required") }
             let value: Value
             do {
-                value = try Value.parse(jsonObject: raw, format: characteristic.format, name: characteristic.displayName)
+                value = try Value.parse(json: raw, format: characteristic.format, name: characteristic.displayName)
                 try characteristic.validate(value)
             } catch {
                 throw RequestError.invalid(error.message)
@@ -105,7 +106,7 @@ extension Gateway {
             if characteristic.supportsEvents, await simulator.isReachable(id) { applyValue(value, to: reference) }
             return ["accessory": .string(id.rawValue), "iid": .int(reference.iid), "value": .value(value)]
         case "reachability":
-            guard let reachable = body["reachable"] as? Bool else { throw RequestError.invalid("\"reachable\" must be true or false") }
+            guard case .bool(let reachable)? = body["reachable"] else { throw RequestError.invalid("\"reachable\" must be true or false") }
             try await device { try await simulator.setReachable(id, reachable) }
             // Applied before the answer (the device events that follow change nothing more).
             for affected in [id] + homes.flatMap(\.accessories).filter({ $0.bridgeID == id }).map(\.id) {
@@ -114,7 +115,7 @@ extension Gateway {
             return ["accessory": .string(id.rawValue), "reachable": .bool(reachable)]
         case "flood":
             let (reference, characteristic) = try characteristic(in: accessory, body: body)
-            guard let count = body["count"] as? Int, (1...10_000_000).contains(count) else {
+            guard let count = body["count"]?.int.flatMap({ Int(exactly: $0) }), (1...10_000_000).contains(count) else {
                 throw RequestError.invalid("\"count\" must be a whole number from 1 to 10000000")
             }
             guard characteristic.format.isNumeric, let lower = characteristic.minValue, let upper = characteristic.maxValue else {
@@ -125,15 +126,15 @@ extension Gateway {
         case "behaviour":
             var latency: Duration?
             if let milliseconds = body["latency_ms"] {
-                guard let number = milliseconds as? NSNumber, number.doubleValue >= 0 else { throw RequestError.invalid("\"latency_ms\" must be a number of milliseconds") }
-                latency = .milliseconds(number.int64Value)
+                guard let number = milliseconds.double, number >= 0 else { throw RequestError.invalid("\"latency_ms\" must be a number of milliseconds") }
+                latency = .milliseconds(Int64(number))
             }
             var failStatus: HAPStatus?
             var clear = false
             if let status = body["fail_status"] {
-                if status is NSNull {
+                if status == .null {
                     clear = true
-                } else if let code = status as? Int, let hap = HAPStatus(rawValue: code), hap != .success {
+                } else if let code = status.int, let hap = HAPStatus(rawValue: Int(code)), hap != .success {
                     failStatus = hap
                 } else {
                     throw RequestError.invalid("\"fail_status\" must be a HAP status from -70401 to -70412, or null")
@@ -147,8 +148,8 @@ extension Gateway {
     }
 
     /// The characteristic a request names: `iid`, or `characteristic` (type name) with an optional `service`.
-    private func characteristic(in accessory: Accessory, body: [String: Any]) throws -> (CharacteristicReference, Characteristic) {
-        if let iid = body["iid"] as? Int {
+    private func characteristic(in accessory: Accessory, body: [String: JSON]) throws -> (CharacteristicReference, Characteristic) {
+        if let iid = body["iid"]?.int.flatMap({ Int(exactly: $0) }) {
             guard let (_, characteristic) = accessory.characteristic(iid) else { throw RequestError.notFound("\(accessory.name) has no characteristic with iid \(iid)") }
             return (CharacteristicReference(accessoryID: accessory.id, iid: iid), characteristic)
         }
@@ -156,8 +157,8 @@ extension Gateway {
         let service = body["service"]
         let candidates = accessory.visibleServices.filter { candidate in
             switch service {
-            case let iid as Int: return candidate.iid == iid
-            case let name as String: return candidate.type == name || candidate.name == name
+            case .int(let iid)?: return candidate.iid == iid
+            case .string(let name)?: return candidate.type == name || candidate.name == name
             default: return true
             }
         }
@@ -167,15 +168,15 @@ extension Gateway {
         return (CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid), characteristic)
     }
 
-    private func string(_ body: [String: Any], _ key: String) throws -> String {
-        guard let value = body[key] as? String, !value.isEmpty else { throw RequestError.invalid("\"\(key)\" is required") }
+    private func string(_ body: [String: JSON], _ key: String) throws -> String {
+        guard let value = body[key]?.string, !value.isEmpty else { throw RequestError.invalid("\"\(key)\" is required") }
         return value
     }
 
     private func device(_ operation: () async throws -> Void) async throws {
         do {
             try await operation()
-        } catch let error as DriverError {
+        } catch let error as StatusError {
             throw error.status == .noSuchResource ? RequestError.notFound(error.message) : RequestError.invalid(error.message)
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HomeModel
 import MQTT
+import Wire
 
 /// The retained topics under the base: exactly those of the tree.
 ///
@@ -62,7 +63,7 @@ extension Gateway {
                     for characteristic in service.characteristics where !characteristic.isMomentary {
                         guard let value = characteristic.value,
                               let valueTopic = map.topic(of: .characteristic(home.id, CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid))) else { continue }
-                        desired[valueTopic] = Array(value.json.utf8)
+                        desired[valueTopic] = value.encoded
                     }
                 }
                 if let discovery = discoveryConfig(accessory, in: home, index: index) {
@@ -77,13 +78,13 @@ extension Gateway {
     /// (`{"brightness": 40, "on": true}`), on the service's topic.
     func servicePayload(_ service: Service, of accessory: Accessory, home: HomeID) -> (String, [UInt8])? {
         guard let topic = map.topic(of: .service(home, ServiceReference(accessoryID: accessory.id, serviceIID: service.iid))) else { return nil }
-        var object: [String: JSONValue] = [:]
+        var object: [String: JSON] = [:]
         for characteristic in service.characteristics where !characteristic.isMomentary {
             guard let value = characteristic.value,
                   let valueTopic = map.topic(of: .characteristic(home, CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid))) else { continue }
             object[String(valueTopic.dropFirst(topic.count + 1))] = .value(value)
         }
-        return (topic, JSONValue.object(object).bytes)
+        return (topic, JSON.object(object).encoded())
     }
 
     /// The Home Assistant discovery config of an accessory, when discovery is enabled.
@@ -91,7 +92,7 @@ extension Gateway {
         guard let prefix = configuration.homeAssistantPrefix,
               let config = HomeAssistantDiscovery.config(for: accessory, in: home, map: map, base: base, prefix: prefix,
                                                          roomName: index.roomName(of: accessory), bridgeID: accessory.bridgeID) else { return nil }
-        return (config.topic, config.payload.bytes)
+        return (config.topic, config.payload.encoded())
     }
 
     /// Home Assistant came (back) online: every discovery config again, changed or not.
@@ -106,7 +107,7 @@ extension Gateway {
     /// Publishes a characteristic's value: retained, or not for momentary characteristics.
     func publishValue(_ value: Value, of characteristic: Characteristic, reference: CharacteristicReference, home: HomeID) {
         guard let topic = map.topic(of: .characteristic(home, reference)) else { return } // hidden: no topic
-        let payload = Array(value.json.utf8)
+        let payload = value.encoded
         if characteristic.isMomentary {
             send(topic, payload, retain: false)
             return

@@ -2,6 +2,7 @@ import Accessories
 import Foundation
 import HomeModel
 import MQTT
+import Wire
 
 /// Several writes at once: action sets (scenes), and the shortcuts that write every matching
 /// service of a service group or of a zone's rooms. The writes run together (their order is not
@@ -50,7 +51,7 @@ extension Gateway {
         if let immediate = driver.writeNow(value, to: reference) {
             return outcome(immediate, value, reference)
         }
-        let first = FirstOf<Result<Void, DriverError>?>()
+        let first = FirstOf<Result<Void, StatusError>?>()
         let result = await withCheckedContinuation { continuation in
             first.start(continuation)
             let timer = Task {
@@ -58,7 +59,7 @@ extension Gateway {
                 first.offer(nil)
             }
             Task {
-                do throws(DriverError) {
+                do throws(StatusError) {
                     try await driver.write(value, to: reference)
                     first.offer(.success(()))
                 } catch {
@@ -73,7 +74,7 @@ extension Gateway {
         return outcome(result, value, reference)
     }
 
-    private static func outcome(_ result: Result<Void, DriverError>, _ value: Value, _ reference: CharacteristicReference) -> WriteOutcome {
+    private static func outcome(_ result: Result<Void, StatusError>, _ value: Value, _ reference: CharacteristicReference) -> WriteOutcome {
         switch result {
         case .success: WriteOutcome(reference: reference, value: value, status: .success, message: nil)
         case .failure(let error): WriteOutcome(reference: reference, value: value, status: error.status, message: error.message)
@@ -93,7 +94,7 @@ extension Gateway {
 
     /// Each write's outcome as the acknowledgement lists it: `accessory`, `topic`, `ok`,
     /// `status`, `message`.
-    func results(_ outcomes: [WriteOutcome]) -> [JSONValue] {
+    func results(_ outcomes: [WriteOutcome]) -> [JSON] {
         outcomes.map { outcome in
             let topic = locations[outcome.reference.accessoryID].flatMap { location in
                 map.topic(of: .characteristic(homes[location.home].id, outcome.reference))
@@ -107,7 +108,7 @@ extension Gateway {
     }
 
     /// The aggregated acknowledgement: `ok` only if every write succeeded.
-    func aggregatedAcknowledgement(_ outcomes: [WriteOutcome], extra: [String: JSONValue] = [:]) -> [String: JSONValue] {
+    func aggregatedAcknowledgement(_ outcomes: [WriteOutcome], extra: [String: JSON] = [:]) -> [String: JSON] {
         var body = extra
         body["ok"] = .bool(outcomes.allSatisfy(\.ok))
         body["results"] = .array(results(outcomes))

@@ -1,6 +1,7 @@
 import Foundation
 import HomeModel
 import MQTT
+import Wire
 
 /// The shortcuts of section 7, answered like a set (on `<topic>/result` and the Response Topic)
 /// with one aggregated acknowledgement:
@@ -14,7 +15,7 @@ extension Gateway {
     /// Whether `levels` (after the base) is a shortcut; if so it is handled.
     func handleShortcut(levels: [Substring], message: Message) -> Bool {
         guard levels.count >= 4, ["$action-sets", "$groups", "$zones"].contains(levels[1]) else { return false }
-        let body = JSON.object(message.payload)
+        let body = JSON.body(message.payload)
         let reply = Reply(to: message, id: body?["id"])
         if message.retain { send(message.topic.string, [], retain: true) } // runs once
         guard case .found(.home(let homeID)) = map.resolve([levels[0]]),
@@ -49,7 +50,7 @@ extension Gateway {
         }
     }
 
-    private func groupShortcut(home: Home, group name: Substring, type: String, message: Message, body: [String: Any]?, reply: Reply) {
+    private func groupShortcut(home: Home, group name: Substring, type: String, message: Message, body: [String: JSON]?, reply: Reply) {
         guard let group = home.serviceGroups.first(where: { Slug.canonical($0.name) == Slug.canonical(name) }) else {
             acknowledge(reply, failure: .noSuchResource, "no service group \"\(name)\" in \(home.name)")
             return
@@ -60,7 +61,7 @@ extension Gateway {
         writeServices(services, type: type, what: "the group \(group.name)", message: message, body: body, reply: reply, extra: ["group": .string(group.name)])
     }
 
-    private func zoneShortcut(home: Home, zone name: Substring, serviceType: String, type: String, message: Message, body: [String: Any]?, reply: Reply) {
+    private func zoneShortcut(home: Home, zone name: Substring, serviceType: String, type: String, message: Message, body: [String: JSON]?, reply: Reply) {
         guard let zone = home.zones.first(where: { Slug.canonical($0.name) == Slug.canonical(name) }) else {
             acknowledge(reply, failure: .noSuchResource, "no zone \"\(name)\" in \(home.name)")
             return
@@ -74,8 +75,8 @@ extension Gateway {
 
     /// Writes the payload to the characteristic of `type` in each service that has it; values
     /// that do not suit a characteristic fail there without reaching its device.
-    private func writeServices(_ services: [(Accessory, Service)], type: String, what: String, message: Message, body: [String: Any]?,
-                               reply: Reply, extra: [String: JSONValue]) {
+    private func writeServices(_ services: [(Accessory, Service)], type: String, what: String, message: Message, body: [String: JSON]?,
+                               reply: Reply, extra: [String: JSON]) {
         var writes: [(CharacteristicReference, Value)] = []
         var refused: [WriteOutcome] = []
         for (accessory, service) in services {
@@ -97,12 +98,12 @@ extension Gateway {
         }
     }
 
-    private func shortcutValue(_ payload: [UInt8], body: [String: Any]?, for characteristic: Characteristic) throws(ValueError) -> Value {
-        guard characteristic.isWritable else { throw ValueError(.readOnly, "\(characteristic.displayName) is read-only") }
+    private func shortcutValue(_ payload: [UInt8], body: [String: JSON]?, for characteristic: Characteristic) throws(StatusError) -> Value {
+        guard characteristic.isWritable else { throw StatusError(.readOnly, "\(characteristic.displayName) is read-only") }
         let value: Value
         if let body {
-            guard let raw = body["value"] else { throw ValueError(.invalidValue, "the JSON object has no \"value\"") }
-            value = try Value.parse(jsonObject: raw, format: characteristic.format, name: characteristic.displayName)
+            guard let raw = body["value"] else { throw StatusError(.invalidValue, "the JSON object has no \"value\"") }
+            value = try Value.parse(json: raw, format: characteristic.format, name: characteristic.displayName)
         } else {
             value = try Value.parse(payload: String(decoding: payload, as: UTF8.self), format: characteristic.format, name: characteristic.displayName)
         }
@@ -111,7 +112,7 @@ extension Gateway {
     }
 
     /// The aggregated acknowledgement: `ok` only if every write succeeded; `results` per write.
-    private func acknowledgeAll(_ reply: Reply, _ outcomes: [WriteOutcome], extra: [String: JSONValue]) {
+    private func acknowledgeAll(_ reply: Reply, _ outcomes: [WriteOutcome], extra: [String: JSON]) {
         let failure = outcomes.first { !$0.ok }?.status ?? .success
         acknowledge(reply, aggregatedAcknowledgement(outcomes, extra: extra), status: failure)
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HomeModel
 import Synchronization
+import Wire
 
 /// Timer triggers: the gateway runs each enabled trigger's action sets at its occurrences, and
 /// announces each fire (`trigger-fired`) and each skip (`trigger-missed`) on `$events`.
@@ -123,7 +124,7 @@ extension Gateway {
             """)
         announce("trigger-missed", [
             "home": .string(home.name), "trigger": .string(trigger.name), "fireDate": .string(Self.iso(skip.occurrence)),
-            "missed": .int(skip.missed), "lateSeconds": .number(Self.rounded(skip.lateness)), "next": .string(skip.next.map(Self.iso)),
+            "missed": .int(skip.missed), "lateSeconds": .double(Self.rounded(skip.lateness)), "next": .string(skip.next.map(Self.iso)),
         ])
     }
 
@@ -143,19 +144,19 @@ extension Gateway {
             for await (index, execution) in group { executions[index] = execution }
             return executions
         }
-        let entries: [JSONValue] = zip(trigger.actionSetIDs, executions).map { id, execution in
+        let entries: [JSON] = zip(trigger.actionSetIDs, executions).map { id, execution in
             guard let execution else {
                 // Removed since the trigger was made (or while it fired).
                 return .object(["actionSet": .string(id.rawValue), "ok": false, "results": [], "message": "no such action set"])
             }
             return .object(["actionSet": .string(execution.actionSet), "ok": .bool(execution.ok), "results": .array(results(execution.outcomes))])
         }
-        var fields: [String: JSONValue] = [
+        var fields: [String: JSON] = [
             "home": .string(homeName), "trigger": .string(trigger.name), "fireDate": .string(Self.iso(fire.occurrence)),
             "late": .bool(fire.isLate), "missed": .int(fire.missed), "next": .string(fire.next.map(Self.iso)),
             "ok": .bool(executions.allSatisfy { $0?.ok == true }), "results": .array(entries),
         ]
-        if fire.isLate { fields["lateSeconds"] = .number(Self.rounded(fire.lateness)) }
+        if fire.isLate { fields["lateSeconds"] = .double(Self.rounded(fire.lateness)) }
         announce("trigger-fired", fields)
     }
 

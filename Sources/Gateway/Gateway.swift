@@ -4,6 +4,7 @@ import HomeModel
 import HomeStore
 import Logging
 import MQTT
+import Wire
 
 /// The engine: maps the home tree onto MQTT and back, as `docs/mqtt-api.md` describes.
 ///

@@ -1,4 +1,5 @@
 import HomeModel
+import Wire
 
 /// Home Assistant MQTT discovery: one retained config per accessory (device-based discovery).
 ///
@@ -28,11 +29,11 @@ enum HomeAssistantDiscovery {
     ///   - roomName: the accessory's room, suggested as its area (not for the default room).
     ///   - bridgeID: the accessory's bridge, for `via_device`.
     static func config(for accessory: Accessory, in home: Home, map: TopicMap, base: String, prefix: String, roomName: String,
-                       bridgeID: AccessoryID?) -> (topic: String, payload: JSONValue)? {
+                       bridgeID: AccessoryID?) -> (topic: String, payload: JSON)? {
         guard let accessoryTopic = map.topic(of: .accessory(home.id, accessory.id)) else { return nil }
         let objectID = Self.objectID(of: accessory.id)
         let builder = ComponentBuilder(accessory: accessory, home: home.id, map: map)
-        var components: [String: JSONValue] = [:]
+        var components: [String: JSON] = [:]
         for service in accessory.visibleServices {
             guard var component = builder.component(for: service) else { continue }
             component["unique_id"] = .string("\(objectID)_\(service.iid)")
@@ -51,7 +52,7 @@ enum HomeAssistantDiscovery {
         }
         guard !components.isEmpty else { return nil }
 
-        var device: [String: JSONValue] = ["identifiers": [.string(objectID)], "name": .string(accessory.name)]
+        var device: [String: JSON] = ["identifiers": [.string(objectID)], "name": .string(accessory.name)]
         for (key, value) in [("manufacturer", accessory.manufacturer), ("model", accessory.model),
                              ("serial_number", accessory.serialNumber), ("sw_version", accessory.firmwareRevision)] where !value.isEmpty {
             device[key] = .string(value)
@@ -59,7 +60,7 @@ enum HomeAssistantDiscovery {
         if roomName != Home.defaultRoom.name { device["suggested_area"] = .string(roomName) }
         if let bridgeID { device["via_device"] = .string(Self.objectID(of: bridgeID)) }
 
-        let payload: JSONValue = .object([
+        let payload: JSON = .object([
             "device": .object(device),
             "origin": .object(["name": .string(originName), "sw_version": .string(originVersion)]),
             "availability": [
@@ -96,14 +97,14 @@ enum HomeAssistantDiscovery {
         return result
     }
 
-    private static func gatewayAvailability(base: String) -> JSONValue {
+    private static func gatewayAvailability(base: String) -> JSON {
         .object(["topic": .string("\(base)/$state"), "payload_available": "online", "payload_not_available": "offline"])
     }
 
     /// The service's own name when it has one besides the accessory's; otherwise a sensor is
     /// named by its device class (key left out: "Temperature"), anything else by the device
     /// (null).
-    private static func componentName(_ service: Service, of accessory: Accessory, component: [String: JSONValue]) -> JSONValue? {
+    private static func componentName(_ service: Service, of accessory: Accessory, component: [String: JSON]) -> JSON? {
         if let name = service.name, !name.isEmpty, Slug.canonical(name) != Slug.canonical(accessory.name) { return .string(name) }
         if case .string(let platform) = component["platform"], platform == "sensor" || platform == "binary_sensor",
            component["device_class"] != nil {
@@ -119,7 +120,7 @@ private struct ComponentBuilder {
     let home: HomeID
     let map: TopicMap
 
-    func component(for service: Service) -> [String: JSONValue]? {
+    func component(for service: Service) -> [String: JSON]? {
         switch service.type {
         case "lightbulb": return light(service)
         case "switch": return toggle(service, deviceClass: "switch")
@@ -150,7 +151,7 @@ private struct ComponentBuilder {
 
     /// `on`, `brightness` (0...100), `color-temperature` (mireds, as HAP has it). Hue and
     /// saturation are two topics where Home Assistant wants one `h,s`: left out.
-    private func light(_ service: Service) -> [String: JSONValue]? {
+    private func light(_ service: Service) -> [String: JSON]? {
         guard var component = onOff(service, "on", platform: "light") else { return nil }
         if let state = stateTopic(service, "brightness"), let command = commandTopic(service, "brightness") {
             component["brightness_state_topic"] = .string(state)
@@ -167,20 +168,20 @@ private struct ComponentBuilder {
         return component
     }
 
-    private func toggle(_ service: Service, deviceClass: String) -> [String: JSONValue]? {
+    private func toggle(_ service: Service, deviceClass: String) -> [String: JSON]? {
         guard var component = onOff(service, "on", platform: "switch") else { return nil }
         component["device_class"] = .string(deviceClass)
         return component
     }
 
-    private func sensor(_ service: Service, _ type: String, deviceClass: String, unit: String) -> [String: JSONValue]? {
+    private func sensor(_ service: Service, _ type: String, deviceClass: String, unit: String) -> [String: JSON]? {
         guard let state = stateTopic(service, type) else { return nil }
         return ["platform": "sensor", "state_topic": .string(state), "device_class": .string(deviceClass),
                 "unit_of_measurement": .string(unit), "state_class": "measurement"]
     }
 
     /// `battery-level` as a sensor; without it, `status-low-battery` as a binary sensor (on: low).
-    private func battery(_ service: Service) -> [String: JSONValue]? {
+    private func battery(_ service: Service) -> [String: JSON]? {
         var component = sensor(service, "battery-level", deviceClass: "battery", unit: "%")
             ?? binarySensor(service, "status-low-battery", deviceClass: "battery")
         component?["entity_category"] = "diagnostic"
@@ -188,7 +189,7 @@ private struct ComponentBuilder {
     }
 
     /// A detector: on when the characteristic is true (bool) or 1 (numeric).
-    private func binarySensor(_ service: Service, _ type: String, deviceClass: String) -> [String: JSONValue]? {
+    private func binarySensor(_ service: Service, _ type: String, deviceClass: String) -> [String: JSON]? {
         guard let characteristic = service.characteristic(ofType: type), let state = stateTopic(service, type) else { return nil }
         let (on, off) = Self.payloads(characteristic)
         return ["platform": "binary_sensor", "state_topic": .string(state), "device_class": .string(deviceClass),
@@ -197,7 +198,7 @@ private struct ComponentBuilder {
 
     /// HAP lock-current-state: 0 unsecured, 1 secured, 2 jammed, 3 unknown;
     /// lock-target-state: 0 unsecured, 1 secured. Home Assistant resets to unknown on `None`.
-    private func lock(_ service: Service) -> [String: JSONValue]? {
+    private func lock(_ service: Service) -> [String: JSON]? {
         guard let state = stateTopic(service, "lock-current-state"), let command = commandTopic(service, "lock-target-state") else { return nil }
         return [
             "platform": "lock", "state_topic": .string(state), "command_topic": .string(command),
@@ -209,7 +210,7 @@ private struct ComponentBuilder {
 
     /// HAP current-door-state: 0 open, 1 closed, 2 opening, 3 closing, 4 stopped;
     /// target-door-state: 0 open, 1 closed. No stop.
-    private func garageDoor(_ service: Service) -> [String: JSONValue]? {
+    private func garageDoor(_ service: Service) -> [String: JSON]? {
         guard let state = stateTopic(service, "current-door-state"), let command = commandTopic(service, "target-door-state") else { return nil }
         return [
             "platform": "cover", "device_class": "garage", "state_topic": .string(state), "command_topic": .string(command),
@@ -222,10 +223,10 @@ private struct ComponentBuilder {
     /// Window coverings, doors and windows: position 0 (closed) ... 100 (open). Open and close
     /// write the target position's bounds; HAP position-state (0 decreasing, 1 increasing,
     /// 2 stopped) gives closing and opening. No stop (hold-position is a characteristic of its own).
-    private func positionCover(_ service: Service, deviceClass: String?) -> [String: JSONValue]? {
+    private func positionCover(_ service: Service, deviceClass: String?) -> [String: JSON]? {
         guard let target = service.characteristic(ofType: "target-position"),
               let position = stateTopic(service, "current-position"), let command = commandTopic(service, "target-position") else { return nil }
-        var component: [String: JSONValue] = [
+        var component: [String: JSON] = [
             "platform": "cover", "position_topic": .string(position), "set_position_topic": .string(command),
             "position_open": 100, "position_closed": 0,
             "command_topic": .string(command), "payload_open": .string(Value.format(target.maxValue ?? 100)),
@@ -241,8 +242,8 @@ private struct ComponentBuilder {
 
     /// HAP target-heating-cooling-state 0 off, 1 heat, 2 cool, 3 auto (only the valid values the
     /// device declares); current-heating-cooling-state 0 idle, 1 heating, 2 cooling.
-    private func climate(_ service: Service) -> [String: JSONValue]? {
-        var component: [String: JSONValue] = ["platform": "climate", "temperature_unit": "C"]
+    private func climate(_ service: Service) -> [String: JSON]? {
+        var component: [String: JSON] = ["platform": "climate", "temperature_unit": "C"]
         let names: [(value: Double, mode: String)] = [(0, "off"), (1, "heat"), (2, "cool"), (3, "auto")]
         if let mode = service.characteristic(ofType: "target-heating-cooling-state"),
            let state = stateTopic(service, "target-heating-cooling-state"), let command = commandTopic(service, "target-heating-cooling-state") {
@@ -250,7 +251,7 @@ private struct ComponentBuilder {
                 (mode.validValues?.contains(name.value) ?? true) && name.value >= (mode.minValue ?? 0) && name.value <= (mode.maxValue ?? 3)
             }
             let pairs = valid.map { (Value.format($0.value), $0.mode) }
-            component["modes"] = .array(valid.map { JSONValue.string($0.mode) })
+            component["modes"] = .array(valid.map { JSON.string($0.mode) })
             component["mode_state_topic"] = .string(state)
             component["mode_state_template"] = .string(Self.template(pairs))
             component["mode_command_topic"] = .string(command)
@@ -260,9 +261,9 @@ private struct ComponentBuilder {
            let state = stateTopic(service, "target-temperature"), let command = commandTopic(service, "target-temperature") {
             component["temperature_state_topic"] = .string(state)
             component["temperature_command_topic"] = .string(command)
-            if let minValue = target.minValue { component["min_temp"] = .number(minValue) }
-            if let maxValue = target.maxValue { component["max_temp"] = .number(maxValue) }
-            if let step = target.minStep, step > 0 { component["temp_step"] = .number(step) }
+            if let minValue = target.minValue { component["min_temp"] = .double(minValue) }
+            if let maxValue = target.maxValue { component["max_temp"] = .double(maxValue) }
+            if let step = target.minStep, step > 0 { component["temp_step"] = .double(step) }
         }
         guard component["mode_command_topic"] != nil || component["temperature_command_topic"] != nil else { return nil }
         if let current = stateTopic(service, "current-temperature") { component["current_temperature_topic"] = .string(current) }
@@ -275,7 +276,7 @@ private struct ComponentBuilder {
     }
 
     /// `fan`: on/off by `on`; `fanv2`: by `active` (1/0). Speed from `rotation-speed` (percent).
-    private func fan(_ service: Service) -> [String: JSONValue]? {
+    private func fan(_ service: Service) -> [String: JSON]? {
         guard var component = onOff(service, service.type == "fanv2" ? "active" : "on", platform: "fan") else { return nil }
         if let state = stateTopic(service, "rotation-speed"), let command = commandTopic(service, "rotation-speed") {
             component["percentage_state_topic"] = .string(state)
@@ -289,7 +290,7 @@ private struct ComponentBuilder {
     // MARK: Helpers
 
     /// State and command on one characteristic, with the payloads of its format.
-    private func onOff(_ service: Service, _ type: String, platform: String) -> [String: JSONValue]? {
+    private func onOff(_ service: Service, _ type: String, platform: String) -> [String: JSON]? {
         guard let characteristic = service.characteristic(ofType: type),
               let state = stateTopic(service, type), let command = commandTopic(service, type) else { return nil }
         let (on, off) = Self.payloads(characteristic)

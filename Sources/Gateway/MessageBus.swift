@@ -1,4 +1,5 @@
 import MQTT
+import Wire
 
 /// What the engine needs from MQTT. ``MQTT/Client`` is the real one.
 public protocol MessageBus: Sendable {

@@ -1,3 +1,4 @@
+import Wire
 /// The gateway's counters, for Prometheus: commands received, acknowledgements sent by HAP status,
 /// how long acknowledgements took, MQTT reconnects. The engine keeps one and records into it;
 /// ``exposition(reachable:accessories:queueDepth:connected:)`` writes it out in the Prometheus

@@ -7,6 +7,7 @@ import Darwin
 #endif
 import Foundation
 import Synchronization
+import Wire
 
 /// A tiny HTTP/1.1 server for `/metrics` and `/health`, on plain sockets.
 ///

@@ -1,3 +1,4 @@
+import Wire
 /// An accessory as `GET /accessories` describes it: instance id and services.
 public struct AccessoryDescription: Sendable, Hashable {
     public let aid: Int
@@ -61,7 +62,7 @@ extension AccessoryDescription {
     /// Parses a `GET /accessories` body.
     /// - Throws: ``HAPError`` (malformed) naming what is missing.
     public static func parse(_ body: [UInt8]) throws(HAPError) -> [AccessoryDescription] {
-        guard let accessories = try JSON.parse(body)["accessories"]?.array else {
+        guard let accessories = try JSON.hapBody(body, "GET /accessories")["accessories"]?.array else {
             throw HAPError(.malformed, "GET /accessories: no \"accessories\" array")
         }
         var result: [AccessoryDescription] = []

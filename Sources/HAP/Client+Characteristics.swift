@@ -1,4 +1,5 @@
 import Foundation
+import Wire
 
 /// One characteristic write.
 public struct CharacteristicWrite: Sendable, Hashable {
@@ -16,7 +17,7 @@ public struct CharacteristicWrite: Sendable, Hashable {
 
 /// A characteristic's outcome in a read or write: the status, and the value when there is one.
 public struct CharacteristicOutcome: Sendable, Hashable {
-    public let status: HAPStatusCode
+    public let status: HAPStatus
     public let value: JSON?
 }
 
@@ -40,7 +41,7 @@ extension Client {
         guard response.status == 200 || response.status == 207 else {
             throw HAPError(.status, "GET /characteristics: the accessory answered HTTP \(response.status) \(response.reason)")
         }
-        return try Self.outcomes(in: JSON.parse(response.body), for: addresses, request: "GET /characteristics")
+        return try Self.outcomes(in: JSON.hapBody(response.body, "GET /characteristics"), for: addresses, request: "GET /characteristics")
     }
 
     /// Writes characteristics (`PUT /characteristics`) and returns each one's outcome once the
@@ -72,7 +73,7 @@ extension Client {
         let milliseconds = ttl.components.seconds * 1000 + ttl.components.attoseconds / 1_000_000_000_000_000
         let (_, body) = try await jsonRequest("PUT", "/prepare", .object(["ttl": .int(milliseconds), "pid": .int(pid)]))
         if let status = body?["status"]?.int, status != 0 {
-            let code = HAPStatusCode(rawValue: Int(status))
+            let code = HAPStatus(rawValue: Int(status))
             throw HAPError(.status, "PUT /prepare: the accessory refused the timed write: \(code.map { "\($0)" } ?? "status \(status)")", status: code)
         }
         return pid
@@ -96,7 +97,7 @@ extension Client {
         for entry in entries {
             guard let aid = entry["aid"]?.int, let iid = entry["iid"]?.int else { continue }
             let raw = entry["status"]?.int ?? 0
-            let status = HAPStatusCode(rawValue: Int(raw)) ?? .communicationFailure
+            let status = HAPStatus(rawValue: Int(raw)) ?? .communicationFailure
             outcomes[CharacteristicAddress(aid: Int(aid), iid: Int(iid))] = CharacteristicOutcome(status: status, value: entry["value"])
         }
         for address in addresses where outcomes[address] == nil {

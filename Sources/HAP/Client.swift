@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Wire
 
 /// The address of a characteristic on an accessory server: accessory instance id (1 for the
 /// accessory itself or a bridge, 2... for bridged accessories) and characteristic instance id.
@@ -109,16 +110,16 @@ public final class Client: Sendable {
         let request = HTTPRequest(method: method, path: path, contentType: body == nil ? nil : "application/hap+json", body: body?.encoded() ?? [])
         let response = try await self.request(request, timeout: timeout)
         guard (200..<300).contains(response.status) else {
-            let status = (try? JSON.parse(response.body))?["status"]?.int.flatMap { HAPStatusCode(rawValue: Int($0)) }
+            let status = (try? JSON.parse(response.body))?["status"]?.int.flatMap { HAPStatus(rawValue: Int($0)) }
             let detail = status.map { ": \($0)" } ?? ""
             throw HAPError(.status, "\(method) \(path): the accessory answered HTTP \(response.status) \(response.reason)\(detail)", status: status)
         }
-        return (response.status, response.body.isEmpty ? nil : try JSON.parse(response.body))
+        return (response.status, response.body.isEmpty ? nil : try JSON.hapBody(response.body, "\(method) \(path)"))
     }
 
     /// The characteristics in an event or a response body.
     static func values(in body: [UInt8]) throws(HAPError) -> [CharacteristicValue] {
-        guard let entries = try JSON.parse(body)["characteristics"]?.array else { return [] }
+        guard let entries = try JSON.hapBody(body, "EVENT")["characteristics"]?.array else { return [] }
         return entries.compactMap { entry in
             guard let aid = entry["aid"]?.int, let iid = entry["iid"]?.int, let value = entry["value"] else { return nil }
             return CharacteristicValue(address: CharacteristicAddress(aid: Int(aid), iid: Int(iid)), value: value)

@@ -1,3 +1,4 @@
+import Wire
 /// Why a HAP operation failed, with a message a person understands.
 ///
 /// ``kind`` tells the category (a caller maps it to a HAP status for its own users);
@@ -24,9 +25,9 @@ public struct HAPError: Error, Sendable, CustomStringConvertible {
     /// The accessory's TLV error, for ``Kind/pairing`` failures it reported.
     public let pairingError: PairingErrorCode?
     /// The accessory's HAP status, for ``Kind/status`` failures it reported.
-    public let status: HAPStatusCode?
+    public let status: HAPStatus?
 
-    public init(_ kind: Kind, _ message: String, pairingError: PairingErrorCode? = nil, status: HAPStatusCode? = nil) {
+    public init(_ kind: Kind, _ message: String, pairingError: PairingErrorCode? = nil, status: HAPStatus? = nil) {
         self.kind = kind
         self.message = message
         self.pairingError = pairingError

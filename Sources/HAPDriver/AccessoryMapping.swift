@@ -1,6 +1,7 @@
 import Foundation
 import HAP
 import HomeModel
+import Wire
 
 /// How one paired device's accessory database becomes accessories of the home tree, and how
 /// values cross between HAP's JSON and the model's ``Value``.
@@ -144,22 +145,12 @@ struct AccessoryMapping: Sendable {
         switch format {
         case .bool: return json.bool.map(Value.bool)
         case .int: return json.int.map(Value.int)
-        case .uint8, .uint16, .uint32, .uint64: return json.int.flatMap { $0 >= 0 ? Value.uint(UInt64($0)) : nil }
+        case .uint8, .uint16, .uint32, .uint64:
+            if case .uint(let large) = json { return .uint(large) }
+            return json.int.flatMap { $0 >= 0 ? Value.uint(UInt64($0)) : nil }
         case .float: return json.double.map(Value.float)
         case .string: return json.string.map(Value.string)
         case .tlv8, .data: return json.string.flatMap { Data(base64Encoded: $0) }.map { Value.data([UInt8]($0)) }
-        }
-    }
-
-    /// A value as HAP's JSON.
-    static func json(from value: Value) -> JSON {
-        switch value {
-        case .bool(let value): .bool(value)
-        case .int(let value): .int(value)
-        case .uint(let value): .int(Int64(clamping: value))
-        case .float(let value): .double(value)
-        case .string(let value): .string(value)
-        case .data(let bytes): .string(Data(bytes).base64EncodedString())
         }
     }
 }

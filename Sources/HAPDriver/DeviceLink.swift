@@ -3,6 +3,7 @@ import HomeModel
 import Accessories
 import Logging
 import Synchronization
+import Wire
 
 /// The gateway's link to one paired device: a verified session while it can be had, with
 /// events subscribed, a periodic keep-alive read, and reconnection with backoff after a drop.
@@ -168,7 +169,7 @@ final class DeviceLink: Sendable {
 
     // MARK: Reads and writes
 
-    func read(_ reference: CharacteristicReference) async throws(DriverError) -> Value {
+    func read(_ reference: CharacteristicReference) async throws(StatusError) -> Value {
         let (client, mapping, address) = try session(for: reference)
         let outcome: CharacteristicOutcome?
         do {
@@ -180,17 +181,17 @@ final class DeviceLink: Sendable {
             throw Self.driverError(outcome?.status ?? .communicationFailure, "\(device.name) could not read \(address)")
         }
         guard let info = mapping.characteristics[address], let json = outcome.value, let value = AccessoryMapping.value(from: json, format: info.format) else {
-            throw DriverError(.communicationFailure, "\(device.name) sent no usable value for \(address)")
+            throw StatusError(.communicationFailure, "\(device.name) sent no usable value for \(address)")
         }
         return value
     }
 
-    func write(_ value: Value, to reference: CharacteristicReference) async throws(DriverError) {
+    func write(_ value: Value, to reference: CharacteristicReference) async throws(StatusError) {
         let (client, mapping, address) = try session(for: reference)
         let timed = mapping.characteristics[address]?.timedWrite == true
         let outcome: CharacteristicOutcome?
         do {
-            let write = CharacteristicWrite(address, AccessoryMapping.json(from: value))
+            let write = CharacteristicWrite(address, value.json)
             outcome = try await client.write([write], timed: timed ? configuration.timedWriteTTL : nil)[address]
         } catch {
             throw Self.driverError(error)
@@ -200,29 +201,26 @@ final class DeviceLink: Sendable {
         }
     }
 
-    private func session(for reference: CharacteristicReference) throws(DriverError) -> (Client, AccessoryMapping, CharacteristicAddress) {
+    private func session(for reference: CharacteristicReference) throws(StatusError) -> (Client, AccessoryMapping, CharacteristicAddress) {
         let found = state.withLock { state -> (Client, AccessoryMapping)? in
             guard let client = state.client, let mapping = state.mapping else { return nil }
             return (client, mapping)
         }
         guard let (client, mapping) = found, client.isOpen else {
-            throw DriverError(.communicationFailure, "\(device.name) (\(device.host):\(device.port)) is not reachable")
+            throw StatusError(.communicationFailure, "\(device.name) (\(device.host):\(device.port)) is not reachable")
         }
         guard let aid = mapping.aids[reference.accessoryID], mapping.characteristics[CharacteristicAddress(aid: aid, iid: reference.iid)] != nil else {
-            throw DriverError(.noSuchResource, "\(device.name) has no characteristic \(reference)")
+            throw StatusError(.noSuchResource, "\(device.name) has no characteristic \(reference)")
         }
         return (client, mapping, CharacteristicAddress(aid: aid, iid: reference.iid))
     }
 
-    private static func driverError(_ status: HAPStatusCode, _ message: String) -> DriverError {
-        let modelStatus = HAPStatus(rawValue: status.rawValue) ?? .communicationFailure
-        return DriverError(modelStatus, "\(message): \(status)")
+    private static func driverError(_ status: HAPStatus, _ message: String) -> StatusError {
+        StatusError(status, "\(message): \(status)")
     }
 
-    private static func driverError(_ error: HAPError) -> DriverError {
-        if let status = error.status, let modelStatus = HAPStatus(rawValue: status.rawValue) {
-            return DriverError(modelStatus, error.message)
-        }
-        return DriverError(error.kind == .timeout ? .timedOut : .communicationFailure, error.message)
+    private static func driverError(_ error: HAPError) -> StatusError {
+        if let status = error.status { return StatusError(status, error.message) }
+        return StatusError(error.kind == .timeout ? .timedOut : .communicationFailure, error.message)
     }
 }

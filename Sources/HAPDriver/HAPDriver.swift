@@ -3,6 +3,7 @@ import HAP
 import HomeModel
 import Logging
 import Synchronization
+import Wire
 
 /// Drives paired HomeKit accessories and bridges over HAP: one verified session per device,
 /// bridged accessories as accessories of their own (with the bridge relation), events for
@@ -160,11 +161,11 @@ public final class HAPDriver: AccessoryDriver {
         return links.flatMap(\.accessories)
     }
 
-    public func read(_ characteristic: CharacteristicReference) async throws(DriverError) -> Value {
+    public func read(_ characteristic: CharacteristicReference) async throws(StatusError) -> Value {
         try await link(for: characteristic.accessoryID).read(characteristic)
     }
 
-    public func write(_ value: Value, to characteristic: CharacteristicReference) async throws(DriverError) {
+    public func write(_ value: Value, to characteristic: CharacteristicReference) async throws(StatusError) {
         try await link(for: characteristic.accessoryID).write(value, to: characteristic)
     }
 
@@ -176,9 +177,9 @@ public final class HAPDriver: AccessoryDriver {
         state.withLock { state in state.links.values.first { $0.serves(id) }?.device.placement }
     }
 
-    private func link(for id: AccessoryID) throws(DriverError) -> DeviceLink {
+    private func link(for id: AccessoryID) throws(StatusError) -> DeviceLink {
         guard let link = state.withLock({ state in state.links.values.first { $0.serves(id) } }) else {
-            throw DriverError(.communicationFailure, "no paired device serves accessory \(id)")
+            throw StatusError(.communicationFailure, "no paired device serves accessory \(id)")
         }
         return link
     }

@@ -1,6 +1,7 @@
 import Accessories
 import Foundation
 import HomeModel
+import Wire
 
 /// The `homes:` and `simulator:` sections: the homes, their rooms and zones, and the simulated
 /// accessories and bridges in them.

@@ -1,4 +1,5 @@
 import struct Foundation.Date
+import Wire
 
 /// `service-group/...`, `action-set/...` (but `execute`) and `trigger/...`.
 extension HomeEditor {
@@ -86,7 +87,7 @@ extension HomeEditor {
     /// (a JSON scalar as `JSONSerialization` decodes it) must fit its format, bounds, step, valid
     /// values and length (else `invalid-request`, saying why). A second action for the same
     /// characteristic replaces the first, in its place (as HomeKit).
-    public mutating func addAction(toActionSet actionSet: String, accessory: String, characteristic iid: Int, value: Any, home: String?) throws(EditError) {
+    public mutating func addAction(toActionSet actionSet: String, accessory: String, characteristic iid: Int, value: JSON, home: String?) throws(EditError) {
         let homeIndex = try homeIndex(home)
         let setIndex = try actionSetIndex(actionSet, in: homeIndex)
         let location = try accessoryLocation(accessory, in: homeIndex)
@@ -96,9 +97,9 @@ extension HomeEditor {
         }
         try Self.checkVisible(service, of: target, doing: "written by an action set")
         let written: Value
-        do throws(ValueError) {
-            guard characteristic.isWritable else { throw ValueError(.readOnly, "\(characteristic.displayName) is read-only") }
-            written = try Value.parse(jsonObject: value, format: characteristic.format, name: characteristic.displayName)
+        do throws(StatusError) {
+            guard characteristic.isWritable else { throw StatusError(.readOnly, "\(characteristic.displayName) is read-only") }
+            written = try Value.parse(json: value, format: characteristic.format, name: characteristic.displayName)
             try characteristic.validateWrite(written)
         } catch {
             throw error.status == .readOnly ? .notAllowed(error.message) : .invalidRequest(error.message)

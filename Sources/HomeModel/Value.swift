@@ -1,4 +1,5 @@
 import Foundation
+import Wire
 
 /// A characteristic's value, typed by the characteristic's format.
 ///
@@ -12,24 +13,33 @@ public enum Value: Sendable, Hashable, Codable, CustomStringConvertible {
     case string(String)
     case data([UInt8])
 
-    /// The value as a JSON scalar: `true`, `42`, `21.5`, `"text"`, `"AAEC"` (base64 for data).
-    public var json: String {
+    /// The value as JSON: `true`, `42`, `21.5`, `"text"`, `"AAEC"` (base64 for data).
+    public var json: JSON {
         switch self {
-        case .bool(let value): return value ? "true" : "false"
-        case .int(let value): return String(value)
-        case .uint(let value): return String(value)
-        case .float(let value): return Self.format(value)
-        case .string(let value): return Self.quote(value)
-        case .data(let bytes): return "\"\(Data(bytes).base64EncodedString())\""
+        case .bool(let value): .bool(value)
+        case .int(let value): .int(value)
+        case .uint(let value): value <= UInt64(Int64.max) ? .int(Int64(value)) : .uint(value)
+        case .float(let value): .double(value)
+        case .string(let value): .string(value)
+        case .data(let bytes): .string(Data(bytes).base64EncodedString())
         }
     }
 
-    public var description: String {
+    /// The value's compact JSON text, as a payload.
+    public var encoded: [UInt8] {
         switch self {
-        case .string(let value): return Self.quote(value)
-        default: return json
+        case .bool(let value): Array((value ? "true" : "false").utf8)
+        case .int(let value): Array(String(value).utf8)
+        case .uint(let value): Array(String(value).utf8)
+        case .float(let value): Array(Self.format(value).utf8)
+        default: json.encoded()
         }
     }
+
+    /// The value's compact JSON text.
+    public var jsonText: String { String(decoding: encoded, as: UTF8.self) }
+
+    public var description: String { jsonText }
 
     /// The numeric value, for numbers.
     public var number: Double? {
@@ -41,42 +51,9 @@ public enum Value: Sendable, Hashable, Codable, CustomStringConvertible {
         }
     }
 
-    /// A Foundation JSON object for this value (for JSONSerialization).
-    public var jsonObject: Any {
-        switch self {
-        case .bool(let value): return value
-        case .int(let value): return value
-        case .uint(let value): return value
-        case .float(let value): return value
-        case .string(let value): return value
-        case .data(let bytes): return Data(bytes).base64EncodedString()
-        }
-    }
-
     /// Shortest text that reads back as the same number; whole numbers without a fraction.
     public static func format(_ value: Double) -> String {
-        if value.isFinite, value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
-        return "\(value)"
-    }
-
-    static func quote(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    result += String(format: "\\u%04x", scalar.value)
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result + "\""
+        JSON.text(of: value)
     }
 }
 

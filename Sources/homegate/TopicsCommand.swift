@@ -50,7 +50,7 @@ enum TopicListing {
                 let reference = CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid)
                 guard let characteristicTopic = map.topic(of: .characteristic(home, reference)) else { continue }
                 let perms = characteristic.perms.map(\.rawValue).joined(separator: " ")
-                let value = characteristic.value.map { " = \($0.json)" } ?? ""
+                let value = characteristic.value.map { " = \($0.jsonText)" } ?? ""
                 lines.append("\(characteristicTopic)  \(characteristic.format.rawValue) [\(perms)]\(value)")
             }
         }

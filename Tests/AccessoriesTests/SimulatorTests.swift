@@ -2,6 +2,7 @@ import HomeModel
 import Testing
 import TestSupport
 @testable import Accessories
+import Wire
 
 /// Accessories to simulate, built from blueprints.
 enum Devices {
@@ -57,10 +58,10 @@ func failure<T>(_ body: () async throws -> T) async -> HAPStatus? {
     do {
         _ = try await body()
         return nil
-    } catch let error as DriverError {
+    } catch let error as StatusError {
         return error.status
     } catch {
-        Issue.record("not a DriverError: \(error)")
+        Issue.record("not a StatusError: \(error)")
         return nil
     }
 }
@@ -165,7 +166,7 @@ struct SimulatorTests {
             try await simulator.write(.int(150), to: Devices.lampBrightness)
             Issue.record("the write passed")
         } catch {
-            #expect(error == DriverError(.invalidValue, "brightness must be within 0...100, got 150"))
+            #expect(error == StatusError(.invalidValue, "brightness must be within 0...100, got 150"))
             #expect(error.description == "brightness must be within 0...100, got 150")
         }
     }
@@ -538,7 +539,7 @@ struct SimulatorTests {
             if current != previous {
                 changes += 1
                 #expect(await nextEvent(&events) == .value(Devices.temperature, .float(current)))
-                #expect(Value.float(current).json.count <= 4, "\(Value.float(current).json)")
+                #expect(Value.float(current).jsonText.count <= 4, "\(Value.float(current).jsonText)")
             }
             seen.insert(current)
             previous = current

@@ -2,6 +2,7 @@ import Foundation
 import MQTT
 import Testing
 import TestSupport
+import Wire
 
 /// Section 7 verb by verb on the demo home: every verb of the request table (pairing aside, it
 /// has tests of its own) succeeds with its effect visible in `$layout`, and each of its errors

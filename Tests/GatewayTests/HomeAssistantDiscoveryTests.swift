@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Wire
 @testable import Gateway
 import HomeModel
 
@@ -26,18 +27,18 @@ import HomeModel
     }
 
     /// The config of `accessory` in a home that holds it and `others`, as the gateway would ask for it.
-    static func config(_ accessory: Accessory, others: [Accessory] = []) -> (topic: String, payload: JSONValue)? {
+    static func config(_ accessory: Accessory, others: [Accessory] = []) -> (topic: String, payload: JSON)? {
         config(accessory, in: home([accessory] + others))
     }
 
-    static func config(_ accessory: Accessory, in home: Home) -> (topic: String, payload: JSONValue)? {
+    static func config(_ accessory: Accessory, in home: Home) -> (topic: String, payload: JSON)? {
         let map = TopicMap(base: "homegate", homes: [home])
         return HomeAssistantDiscovery.config(for: accessory, in: home, map: map, base: "homegate", prefix: "homeassistant",
                                              roomName: home.room(of: accessory).name, bridgeID: accessory.bridgeID)
     }
 
     /// The one component of a single-service accessory (its service is iid 8).
-    static func component(_ accessory: Accessory, key: String) throws -> JSONValue {
+    static func component(_ accessory: Accessory, key: String) throws -> JSON {
         let config = try #require(Self.config(accessory))
         let components = try #require(config.payload["components"])
         #expect(components.keys == [key])
@@ -69,7 +70,7 @@ import HomeModel
     @Test func thePayloadIsJSONThatFoundationReads() throws {
         let sensor = try Self.accessory("sim-kitchen-sensor", "Küche \"Sensor\"", services: [ServiceBlueprint(type: "temperature-sensor")])
         let config = try #require(Self.config(sensor))
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(config.payload.bytes)) as? [String: Any])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(config.payload.encoded())) as? [String: Any])
         let device = try #require(object["device"] as? [String: Any])
         #expect(device["name"] as? String == "Küche \"Sensor\"")
         let components = try #require(object["components"] as? [String: Any])
@@ -510,13 +511,8 @@ import HomeModel
 }
 
 /// Reading the payloads the gateway builds.
-extension JSONValue {
-    subscript(_ key: String) -> JSONValue? {
-        guard case .object(let members) = self else { return nil }
-        return members[key]
-    }
-
-    subscript(_ index: Int) -> JSONValue? {
+extension JSON {
+    subscript(_ index: Int) -> JSON? {
         guard case .array(let elements) = self, elements.indices.contains(index) else { return nil }
         return elements[index]
     }
@@ -527,18 +523,7 @@ extension JSONValue {
         return Set(members.keys)
     }
 
-    var stringValue: String? {
-        guard case .string(let text) = self else { return nil }
-        return text
-    }
+    var stringValue: String? { string }
 
-    var isNull: Bool {
-        guard case .null = self else { return false }
-        return true
-    }
-
-    /// The JSON text, keys sorted.
-    var text: String {
-        String(decoding: bytes, as: UTF8.self)
-    }
+    var isNull: Bool { self == .null }
 }

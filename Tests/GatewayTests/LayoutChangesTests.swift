@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Wire
 @testable import Gateway
 import HomeModel
 
@@ -32,7 +33,7 @@ struct LayoutChangesTests {
         var after = before
         try edit(&after)
         return LayoutChanges.events(from: before, to: after).map { event in
-            "\(event.kind) \(String(decoding: JSONValue.object(event.fields).bytes, as: UTF8.self))"
+            "\(event.kind) \(JSON.object(event.fields).text)"
         }
     }
 

@@ -7,6 +7,7 @@ import Synchronization
 import Testing
 import TestSupport
 @testable import Gateway
+import Wire
 
 /// Timer triggers in the engine: a simulated lamp, an in-memory bus, a manual clock for the
 /// scheduler's sleeps and a wall clock the test sets. No test waits for a trigger in real time.

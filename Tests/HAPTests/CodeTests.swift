@@ -1,5 +1,6 @@
 import Testing
 import HAP
+import Wire
 
 @Suite("Wire codes")
 struct CodeTests {
@@ -22,21 +23,21 @@ struct CodeTests {
     }
 
     @Test func statusCodesMapAndDescribe() {
-        let codes: [(Int, HAPStatusCode)] = [
+        let codes: [(Int, HAPStatus)] = [
             (0, .success), (-70401, .insufficientPrivileges), (-70402, .communicationFailure),
             (-70403, .busy), (-70404, .readOnly), (-70405, .writeOnly), (-70406, .notificationNotSupported),
-            (-70407, .outOfResources), (-70408, .timedOut), (-70409, .resourceDoesNotExist),
+            (-70407, .outOfResources), (-70408, .timedOut), (-70409, .noSuchResource),
             (-70410, .invalidValue), (-70411, .insufficientAuthorization), (-70412, .notAllowedInCurrentState),
         ]
         var descriptions = Set<String>()
         for (raw, code) in codes {
-            #expect(HAPStatusCode(rawValue: raw) == code)
+            #expect(HAPStatus(rawValue: raw) == code)
             #expect(!code.description.isEmpty)
             descriptions.insert(code.description)
         }
         #expect(descriptions.count == codes.count)
-        #expect(HAPStatusCode(rawValue: -70400) == nil)
-        #expect(HAPStatusCode(rawValue: -70413) == nil)
+        #expect(HAPStatus(rawValue: -70400) == nil)
+        #expect(HAPStatus(rawValue: -70413) == nil)
     }
 
     @Test func tlvTypesHaveTheirWireValues() {

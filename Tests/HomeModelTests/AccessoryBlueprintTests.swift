@@ -1,5 +1,6 @@
 import Testing
 @testable import HomeModel
+import Wire
 
 @Suite("Accessory blueprints")
 struct AccessoryBlueprintTests {
@@ -287,10 +288,10 @@ struct AccessoryBlueprintTests {
         #expect(temperature.maxValue == 30)
         #expect(temperature.minStep == 0.5)
         #expect(temperature.value == .float(21.5))
-        #expect(throws: ValueError(.invalidValue, "target-temperature must be a multiple of 0.5 from 15, got 21.3")) {
+        #expect(throws: StatusError(.invalidValue, "target-temperature must be a multiple of 0.5 from 15, got 21.3")) {
             try temperature.validateWrite(.float(21.3))
         }
-        #expect(throws: ValueError(.invalidValue, "target-temperature must be within 15...30, got 31")) {
+        #expect(throws: StatusError(.invalidValue, "target-temperature must be within 15...30, got 31")) {
             try temperature.validateWrite(.float(31))
         }
         try temperature.validateWrite(.float(29.5))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Wire
 @testable import HomeModel
 
 /// A small home to edit: "Demo Home" (primary) with a bridge and the two accessories behind it,
@@ -558,16 +559,16 @@ struct HomeEditorTests {
         #expect(actions[1].value == .int(80), "replaced in place")
         #expect(actions[2].value == .bool(true))
         #expect(actions[3].value == .bool(false))
-        // A value as JSONSerialization decodes it.
-        let decoded = try JSONSerialization.jsonObject(with: Data(#"{"value": 55}"#.utf8)) as? [String: Any]
-        try editor.addAction(toActionSet: "Evening", accessory: "lamp", characteristic: EditorFixture.brightness, value: decoded?["value"] as Any, home: nil)
+        // A value as the JSON parser reads it from a request body.
+        let decoded = try JSON.parse(#"{"value": 55}"#)
+        try editor.addAction(toActionSet: "Evening", accessory: "lamp", characteristic: EditorFixture.brightness, value: decoded["value"] ?? .null, home: nil)
         #expect(try editor.actionSet("Evening", home: nil).actions[1].value == .int(55))
     }
 
     @Test("action-set/add-action: bad values are invalid requests, read-only characteristics not allowed")
     func addActionErrors() throws {
         let editor = try EditorFixture.editor()
-        func attempt(_ accessory: String, _ iid: Int, _ value: Any, set: String = "Evening") -> EditError? {
+        func attempt(_ accessory: String, _ iid: Int, _ value: JSON, set: String = "Evening") -> EditError? {
             refusal(editor) { try $0.addAction(toActionSet: set, accessory: accessory, characteristic: iid, value: value, home: nil) }
         }
         let outOfRange = attempt("lamp", EditorFixture.brightness, 150)
@@ -575,7 +576,7 @@ struct HomeEditorTests {
         #expect(attempt("lamp", EditorFixture.brightness, -1)?.code == .invalidRequest)
         #expect(attempt("lamp", EditorFixture.brightness, 40.5) == EditError(.invalidRequest, "brightness must be a whole number, got 40.5"))
         #expect(attempt("lamp", EditorFixture.brightness, "bright")?.code == .invalidRequest)
-        #expect(attempt("lamp", EditorFixture.brightness, NSNull())?.code == .invalidRequest)
+        #expect(attempt("lamp", EditorFixture.brightness, nil)?.code == .invalidRequest)
         #expect(attempt("lamp", EditorFixture.brightness, [1, 2])?.code == .invalidRequest)
         #expect(attempt("lamp", EditorFixture.mainOn, "maybe")?.code == .invalidRequest)
         #expect(attempt("sensor", EditorFixture.temperature, 21.5) == EditError(.notAllowed, "current-temperature is read-only"))

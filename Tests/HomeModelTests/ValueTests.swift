@@ -1,15 +1,16 @@
 import Foundation
 import Testing
 @testable import HomeModel
+import Wire
 
 @Suite("Values: parsing, validation, JSON")
 struct ValueTests {
     /// Parses `payload` as `format`, for a characteristic called `x`.
-    func parse(_ payload: String, _ format: Format) throws(ValueError) -> Value {
+    func parse(_ payload: String, _ format: Format) throws(StatusError) -> Value {
         try Value.parse(payload: payload, format: format, name: "x")
     }
 
-    func parseError(_ payload: String, _ format: Format, name: String = "x") -> ValueError? {
+    func parseError(_ payload: String, _ format: Format, name: String = "x") -> StatusError? {
         do {
             let value = try Value.parse(payload: payload, format: format, name: name)
             Issue.record("\(payload.debugDescription) parsed as \(value)")
@@ -137,18 +138,18 @@ struct ValueTests {
         #expect(message.count < 120)
     }
 
-    // MARK: parse(jsonObject:)
+    // MARK: parse(json:)
 
-    static func decoded(_ json: String) -> Any {
+    static func decoded(_ json: String) -> JSON {
         do {
-            return try JSONSerialization.jsonObject(with: Data(json.utf8), options: [.fragmentsAllowed])
+            return try JSON.parse(json)
         } catch {
             Issue.record("\(json) does not decode: \(error)")
-            return NSNull()
+            return .null
         }
     }
 
-    @Test("values decoded by JSONSerialization", arguments: [
+    @Test("values decoded from JSON", arguments: [
         ("true", Format.bool, Value.bool(true)), ("false", .bool, .bool(false)), ("1", .bool, .bool(true)), ("0", .bool, .bool(false)),
         ("\"on\"", .bool, .bool(true)), ("\"OFF\"", .bool, .bool(false)),
         ("1", .int, .int(1)), ("-12", .int, .int(-12)), ("1.0", .int, .int(1)),
@@ -157,7 +158,7 @@ struct ValueTests {
         ("\"x\"", .string, .string("x")), ("\"AAEC\"", .data, .data([0, 1, 2])), ("\"AAEC\"", .tlv8, .data([0, 1, 2])),
     ])
     func jsonObject(_ json: String, format: Format, expected: Value) throws {
-        #expect(try Value.parse(jsonObject: Self.decoded(json), format: format, name: "x") == expected)
+        #expect(try Value.parse(json: Self.decoded(json), format: format, name: "x") == expected)
     }
 
     @Test("JSON values of the wrong kind are refused", arguments: [
@@ -167,7 +168,7 @@ struct ValueTests {
     ])
     func jsonObjectRefused(_ json: String, format: Format) {
         do {
-            let value = try Value.parse(jsonObject: Self.decoded(json), format: format, name: "x")
+            let value = try Value.parse(json: Self.decoded(json), format: format, name: "x")
             Issue.record("\(json) as \(format) gave \(value)")
         } catch {
             #expect(error.status == .invalidValue)
@@ -178,7 +179,7 @@ struct ValueTests {
     func jsonObjectMessages() {
         func message(_ json: String, _ format: Format) -> String? {
             do {
-                _ = try Value.parse(jsonObject: Self.decoded(json), format: format, name: "brightness")
+                _ = try Value.parse(json: Self.decoded(json), format: format, name: "brightness")
                 return nil
             } catch {
                 return error.message
@@ -192,7 +193,7 @@ struct ValueTests {
 
     // MARK: Validation
 
-    func validationError(_ characteristic: Characteristic, _ value: Value, write: Bool = true) -> ValueError? {
+    func validationError(_ characteristic: Characteristic, _ value: Value, write: Bool = true) -> StatusError? {
         do {
             if write { try characteristic.validateWrite(value) } else { try characteristic.validate(value) }
             Issue.record("\(value) passed \(characteristic.displayName)")
@@ -206,9 +207,9 @@ struct ValueTests {
     func readOnly() throws {
         let temperature = Self.standard("current-temperature")
         let error = validationError(temperature, .float(21))
-        #expect(error == ValueError(.readOnly, "current-temperature is read-only"))
+        #expect(error == StatusError(.readOnly, "current-temperature is read-only"))
         #expect(error?.status.rawValue == -70404)
-        #expect(throws: ValueError(.readOnly, "current-temperature is read-only")) {
+        #expect(throws: StatusError(.readOnly, "current-temperature is read-only")) {
             try temperature.parseWrite(payload: "21")
         }
         // Read-only does not stop validation itself (device updates).
@@ -217,7 +218,7 @@ struct ValueTests {
 
     @Test("reads of write-only characteristics are refused with -70405")
     func writeOnly() throws {
-        #expect(throws: ValueError(.writeOnly, "identify is write-only; it cannot be read")) {
+        #expect(throws: StatusError(.writeOnly, "identify is write-only; it cannot be read")) {
             try Self.standard("identify").validateRead()
         }
         #expect(HAPStatus.writeOnly.rawValue == -70405)
@@ -234,7 +235,7 @@ struct ValueTests {
     ])
     func formatRange(_ format: Format, value: Value, message: String) {
         let characteristic = Characteristic(iid: 1, type: "x", uuid: "x", format: format, perms: [.read, .write], description: "x")
-        #expect(validationError(characteristic, value) == ValueError(.invalidValue, message))
+        #expect(validationError(characteristic, value) == StatusError(.invalidValue, message))
     }
 
     @Test("the format's range edges are accepted", arguments: [
@@ -249,28 +250,28 @@ struct ValueTests {
     @Test("minValue and maxValue")
     func bounds() throws {
         let brightness = Self.standard("brightness")
-        #expect(validationError(brightness, .int(150)) == ValueError(.invalidValue, "brightness must be within 0...100, got 150"))
-        #expect(validationError(brightness, .int(-1)) == ValueError(.invalidValue, "brightness must be within 0...100, got -1"))
+        #expect(validationError(brightness, .int(150)) == StatusError(.invalidValue, "brightness must be within 0...100, got 150"))
+        #expect(validationError(brightness, .int(-1)) == StatusError(.invalidValue, "brightness must be within 0...100, got -1"))
         #expect(validationError(brightness, .int(101))?.status.rawValue == -70410)
         try brightness.validateWrite(.int(0))
         try brightness.validateWrite(.int(100))
         try brightness.validateWrite(.uint(55))
-        #expect(throws: ValueError(.invalidValue, "brightness must be within 0...100, got 150")) {
+        #expect(throws: StatusError(.invalidValue, "brightness must be within 0...100, got 150")) {
             try brightness.parseWrite(payload: "150")
         }
         #expect(try brightness.parseWrite(payload: "80") == .int(80))
         let temperature = Self.standard("target-temperature")
-        #expect(validationError(temperature, .float(38.5)) == ValueError(.invalidValue, "target-temperature must be within 10...38, got 38.5"))
-        #expect(validationError(temperature, .float(9.9)) == ValueError(.invalidValue, "target-temperature must be within 10...38, got 9.9"))
+        #expect(validationError(temperature, .float(38.5)) == StatusError(.invalidValue, "target-temperature must be within 10...38, got 38.5"))
+        #expect(validationError(temperature, .float(9.9)) == StatusError(.invalidValue, "target-temperature must be within 10...38, got 9.9"))
     }
 
     @Test("one-sided bounds")
     func oneSided() throws {
         let atLeast = Characteristic(iid: 1, type: "x", uuid: "x", format: .float, perms: [.write], minValue: 5, description: "x")
-        #expect(validationError(atLeast, .float(4)) == ValueError(.invalidValue, "x must be at least 5, got 4"))
+        #expect(validationError(atLeast, .float(4)) == StatusError(.invalidValue, "x must be at least 5, got 4"))
         try atLeast.validateWrite(.float(1e9))
         let atMost = Characteristic(iid: 1, type: "x", uuid: "x", format: .float, perms: [.write], maxValue: 5, description: "x")
-        #expect(validationError(atMost, .float(5.5)) == ValueError(.invalidValue, "x must be at most 5, got 5.5"))
+        #expect(validationError(atMost, .float(5.5)) == StatusError(.invalidValue, "x must be at most 5, got 5.5"))
         try atMost.validateWrite(.float(-1e9))
     }
 
@@ -282,7 +283,7 @@ struct ValueTests {
         try temperature.validateWrite(.float(10.1))
         try temperature.validateWrite(.float(37.9))
         try temperature.validateWrite(.int(22))
-        #expect(validationError(temperature, .float(21.35)) == ValueError(.invalidValue, "target-temperature must be a multiple of 0.1 from 10, got 21.35"))
+        #expect(validationError(temperature, .float(21.35)) == StatusError(.invalidValue, "target-temperature must be a multiple of 0.1 from 10, got 21.35"))
         #expect(try temperature.parseWrite(payload: "21.5") == .float(21.5))
     }
 
@@ -293,7 +294,7 @@ struct ValueTests {
         try temperature.validateWrite(.float(21.5))
         try temperature.validateWrite(.float(10))
         try temperature.validateWrite(.float(38))
-        #expect(validationError(temperature, .float(21.3)) == ValueError(.invalidValue, "target-temperature must be a multiple of 0.5 from 10, got 21.3"))
+        #expect(validationError(temperature, .float(21.3)) == StatusError(.invalidValue, "target-temperature must be a multiple of 0.5 from 10, got 21.3"))
         #expect(validationError(temperature, .float(21.3))?.status.rawValue == -70410)
     }
 
@@ -304,7 +305,7 @@ struct ValueTests {
         try colour.validateWrite(.uint(333))
         var stepped = colour
         stepped.minStep = 10
-        #expect(validationError(stepped, .uint(145)) == ValueError(.invalidValue, "color-temperature must be a multiple of 10 from 140, got 145"))
+        #expect(validationError(stepped, .uint(145)) == StatusError(.invalidValue, "color-temperature must be a multiple of 10 from 140, got 145"))
         try stepped.validateWrite(.uint(150))
     }
 
@@ -324,20 +325,20 @@ struct ValueTests {
     func validValuesInsideBounds() throws {
         var lock = Self.standard("lock-target-state")
         lock.validValues = [1]
-        #expect(validationError(lock, .uint(0)) == ValueError(.invalidValue, "lock-target-state must be one of 1 (secured), got 0"))
+        #expect(validationError(lock, .uint(0)) == StatusError(.invalidValue, "lock-target-state must be one of 1 (secured), got 0"))
         try lock.validateWrite(.uint(1))
         var mode = Self.standard("target-heating-cooling-state")
         mode.validValues = [0, 1, 3]
-        #expect(validationError(mode, .uint(2)) == ValueError(.invalidValue, "target-heating-cooling-state must be one of 0 (off), 1 (heat), 3 (auto), got 2"))
+        #expect(validationError(mode, .uint(2)) == StatusError(.invalidValue, "target-heating-cooling-state must be one of 0 (off), 1 (heat), 3 (auto), got 2"))
         let custom = Characteristic(iid: 1, type: "x", uuid: "x", format: .uint8, perms: [.write], validValues: [2, 4], description: "mode")
-        #expect(validationError(custom, .uint(3)) == ValueError(.invalidValue, "mode must be one of 2, 4, got 3"))
+        #expect(validationError(custom, .uint(3)) == StatusError(.invalidValue, "mode must be one of 2, 4, got 3"))
     }
 
     @Test("valid values range")
     func validValuesRange() throws {
         let characteristic = Characteristic(iid: 1, type: "x", uuid: "x", format: .uint8, perms: [.write], validValuesRange: [2, 4], description: "x")
         try characteristic.validateWrite(.uint(3))
-        #expect(validationError(characteristic, .uint(5)) == ValueError(.invalidValue, "x must be within 2...4, got 5"))
+        #expect(validationError(characteristic, .uint(5)) == StatusError(.invalidValue, "x must be within 2...4, got 5"))
     }
 
     @Test("maxLen: 64 characters by default, else the characteristic's own")
@@ -346,15 +347,15 @@ struct ValueTests {
         try text.validateWrite(.string(String(repeating: "a", count: 64)))
         try text.validateWrite(.string(String(repeating: "ü", count: 64)))
         #expect(validationError(text, .string(String(repeating: "a", count: 65)))
-            == ValueError(.invalidValue, "label must be at most 64 characters, got 65"))
+            == StatusError(.invalidValue, "label must be at most 64 characters, got 65"))
         var longer = text
         longer.maxLen = 256
         try longer.validateWrite(.string(String(repeating: "a", count: 256)))
         #expect(validationError(longer, .string(String(repeating: "a", count: 257)))
-            == ValueError(.invalidValue, "label must be at most 256 characters, got 257"))
+            == StatusError(.invalidValue, "label must be at most 256 characters, got 257"))
         var shorter = text
         shorter.maxLen = 3
-        #expect(validationError(shorter, .string("abcd")) == ValueError(.invalidValue, "label must be at most 3 characters, got 4"))
+        #expect(validationError(shorter, .string("abcd")) == StatusError(.invalidValue, "label must be at most 3 characters, got 4"))
         let name = Self.standard("name")
         #expect(validationError(name, .string(String(repeating: "n", count: 65)), write: false)?.status == .invalidValue)
     }
@@ -373,7 +374,7 @@ struct ValueTests {
     ])
     func wrongKind(_ name: String, value: Value, message: String) {
         let characteristic = Self.standard(name)
-        #expect(validationError(characteristic, value, write: false) == ValueError(.invalidValue, message))
+        #expect(validationError(characteristic, value, write: false) == StatusError(.invalidValue, message))
     }
 
     @Test("int takes a uint up to Int32.max, floats take any number")
@@ -402,10 +403,10 @@ struct ValueTests {
 
     @Test("parseWrite checks writability before it parses")
     func parseWriteOrder() {
-        #expect(throws: ValueError(.readOnly, "current-temperature is read-only")) {
+        #expect(throws: StatusError(.readOnly, "current-temperature is read-only")) {
             try Self.standard("current-temperature").parseWrite(payload: "not a number")
         }
-        #expect(throws: ValueError(.invalidValue, "on must be true or false (also on/off, 1/0), got \"maybe\"")) {
+        #expect(throws: StatusError(.invalidValue, "on must be true or false (also on/off, 1/0), got \"maybe\"")) {
             try Self.standard("on").parseWrite(payload: "maybe")
         }
         #expect((try? Self.standard("on").parseWrite(payload: "ON")) == .bool(true))
@@ -435,7 +436,8 @@ struct ValueTests {
         (.data([255]), "\"/w==\""),
     ])
     func json(_ value: Value, expected: String) {
-        #expect(value.json == expected)
+        #expect(value.jsonText == expected)
+        #expect(value.json.text == expected)
     }
 
     @Test("rendered JSON reads back as the same value", arguments: [
@@ -443,13 +445,14 @@ struct ValueTests {
         .float(-1e15), .float(123_456.789), .float(21.200000000000003), .int(Int64.min), .bool(true), .uint(7),
     ])
     func jsonReadsBack(_ value: Value) throws {
-        let object = try JSONSerialization.jsonObject(with: Data(value.json.utf8), options: [.fragmentsAllowed])
+        let object = try JSONSerialization.jsonObject(with: Data(value.encoded), options: [.fragmentsAllowed])
         switch value {
         case .string(let text): #expect(object as? String == text)
         case .float(let number):
             #expect(object is NSNumber)
             // Swift's own parser reads back exactly (Foundation's JSONSerialization may round the last digit).
-            #expect(Double(value.json) == number)
+            #expect(Double(value.jsonText) == number)
+            #expect(try JSON.parse(value.encoded) == .double(number) || value.json == JSON.parse(value.encoded))
         case .int(let number): #expect((object as? NSNumber)?.int64Value == number)
         case .uint(let number): #expect((object as? NSNumber)?.uint64Value == number)
         case .bool(let flag): #expect((object as? NSNumber)?.boolValue == flag)
@@ -457,15 +460,12 @@ struct ValueTests {
         }
     }
 
-    @Test("jsonObject is what JSONSerialization writes")
-    func jsonObjectOut() throws {
-        func written(_ value: Value) throws -> String {
-            String(decoding: try JSONSerialization.data(withJSONObject: ["v": value.jsonObject]), as: UTF8.self)
+    @Test("a value's JSON reads back through the JSON parser as the same value")
+    func jsonOut() throws {
+        for value in [Value.bool(true), .int(42), .uint(UInt64.max), .float(21.5), .string("x"), .data([0, 1, 2])] {
+            #expect(try JSON.parse(value.encoded) == value.json)
         }
-        #expect(try written(.bool(true)) == "{\"v\":true}")
-        #expect(try written(.int(42)) == "{\"v\":42}")
-        #expect(try written(.string("x")) == "{\"v\":\"x\"}")
-        #expect(try written(.data([0, 1, 2])) == "{\"v\":\"AAEC\"}")
+        #expect(Value.data([0, 1, 2]).json == "AAEC")
     }
 
     @Test("description quotes strings and is JSON otherwise")
