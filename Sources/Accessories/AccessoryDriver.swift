@@ -18,6 +18,15 @@ public protocol AccessoryDriver: Sendable {
     /// - Throws: ``StatusError`` with the device's HAP status. Cancellation stops the wait.
     func write(_ value: Value, to characteristic: CharacteristicReference) async throws(StatusError)
 
+    /// Writes several characteristics of one accessory in one request (HAP: one
+    /// `PUT /characteristics`), returning when the device answered: each characteristic's outcome.
+    /// Cancellation stops the wait (the outcomes are then failures).
+    func write(_ values: [(CharacteristicReference, Value)]) async -> [CharacteristicReference: Result<Void, StatusError>]
+
+    /// A read the device answers at once: its result without a suspension, or nil when the
+    /// device needs time (then the engine calls ``read(_:)``). Network devices return nil.
+    func readNow(_ characteristic: CharacteristicReference) -> Result<Value, StatusError>?
+
     /// A write the device confirms at once: its result without a suspension, or nil when the
     /// device needs time (then the engine calls ``write(_:to:)``). Network devices return nil.
     func writeNow(_ value: Value, to characteristic: CharacteristicReference) -> Result<Void, StatusError>?
@@ -66,5 +75,23 @@ extension AccessoryDriver {
 
     public func writeNow(_ value: Value, to characteristic: CharacteristicReference) -> Result<Void, StatusError>? {
         nil
+    }
+
+    public func readNow(_ characteristic: CharacteristicReference) -> Result<Value, StatusError>? {
+        nil
+    }
+
+    /// One write after the other: for drivers whose devices take one characteristic per request.
+    public func write(_ values: [(CharacteristicReference, Value)]) async -> [CharacteristicReference: Result<Void, StatusError>] {
+        var outcomes: [CharacteristicReference: Result<Void, StatusError>] = [:]
+        for (reference, value) in values {
+            do {
+                try await write(value, to: reference)
+                outcomes[reference] = .success(())
+            } catch {
+                outcomes[reference] = .failure(error)
+            }
+        }
+        return outcomes
     }
 }

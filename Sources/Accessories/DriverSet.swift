@@ -52,6 +52,22 @@ public final class DriverSet: AccessoryDriver {
         return driver.writeNow(value, to: characteristic)
     }
 
+    public func readNow(_ characteristic: CharacteristicReference) -> Result<Value, StatusError>? {
+        guard let driver = drivers.first(where: { $0.serves(characteristic.accessoryID) }) else {
+            return .failure(Self.unknown(characteristic.accessoryID))
+        }
+        return driver.readNow(characteristic)
+    }
+
+    public func write(_ values: [(CharacteristicReference, Value)]) async -> [CharacteristicReference: Result<Void, StatusError>] {
+        guard let first = values.first else { return [:] }
+        do {
+            return await try driver(for: first.0.accessoryID).write(values)
+        } catch {
+            return Dictionary(values.map { ($0.0, .failure(error)) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
     public func serves(_ id: AccessoryID) -> Bool {
         drivers.contains { $0.serves(id) }
     }

@@ -126,6 +126,54 @@ public final class Simulator: AccessoryDriver, Sendable {
         try state.withLock { state throws(StatusError) in try state.completeWrite(value, to: reference) }
     }
 
+    /// Several characteristics in one request: each checked on its own; those that pass are
+    /// written together after the accessory's latency (the longest, when they belong to several).
+    nonisolated(nonsending) public func write(_ values: [(CharacteristicReference, Value)]) async -> [CharacteristicReference: Result<Void, StatusError>] {
+        var outcomes: [CharacteristicReference: Result<Void, StatusError>] = [:]
+        var latency = Duration.zero
+        state.withLock { state in
+            for (reference, value) in values {
+                do throws(StatusError) {
+                    latency = max(latency, try state.checkWrite(value, to: reference).latency)
+                } catch {
+                    outcomes[reference] = .failure(error)
+                }
+            }
+        }
+        if latency > .zero {
+            do {
+                try await clock.sleep(for: latency, tolerance: nil)
+            } catch {
+                for (reference, _) in values where outcomes[reference] == nil {
+                    outcomes[reference] = .failure(StatusError(.timedOut, "the write was cancelled"))
+                }
+                return outcomes
+            }
+        }
+        state.withLock { state in
+            for (reference, value) in values where outcomes[reference] == nil {
+                do throws(StatusError) {
+                    try state.completeWrite(value, to: reference)
+                    outcomes[reference] = .success(())
+                } catch {
+                    outcomes[reference] = .failure(error)
+                }
+            }
+        }
+        return outcomes
+    }
+
+    /// A read, answered at once (a simulated device has its values at hand).
+    public func readNow(_ reference: CharacteristicReference) -> Result<Value, StatusError>? {
+        state.withLock { state -> Result<Value, StatusError> in
+            do throws(StatusError) {
+                return .success(try state.read(reference))
+            } catch {
+                return .failure(error)
+            }
+        }
+    }
+
     /// A write the device confirms at once (no latency): done here, without a suspension; nil
     /// when the device takes time (then use ``write(_:to:)``).
     public func writeNow(_ value: Value, to reference: CharacteristicReference) -> Result<Void, StatusError>? {
@@ -250,11 +298,7 @@ extension Simulator.State {
     func read(_ reference: CharacteristicReference) throws(StatusError) -> Value {
         let (accessory, characteristic) = try lookUp(reference)
         try requireReachable(accessory)
-        do {
-            try characteristic.validateRead()
-        } catch {
-            throw StatusError(error.status, error.message)
-        }
+        try characteristic.validateRead()
         guard let value = characteristic.value else {
             throw StatusError(.communicationFailure, "\(accessory.name) has no value for \(characteristic.displayName) yet")
         }
@@ -265,11 +309,7 @@ extension Simulator.State {
     func checkWrite(_ value: Value, to reference: CharacteristicReference) throws(StatusError) -> (name: String, latency: Duration) {
         let (accessory, characteristic) = try lookUp(reference)
         try requireReachable(accessory)
-        do {
-            try characteristic.validateWrite(value)
-        } catch {
-            throw StatusError(error.status, error.message)
-        }
+        try characteristic.validateWrite(value)
         return (accessory.name, devices[reference.accessoryID]?.behaviour.latency ?? .zero)
     }
 
@@ -298,11 +338,7 @@ extension Simulator.State {
     /// A change on the device; the event to report, if any.
     mutating func update(_ reference: CharacteristicReference, to value: Value) throws(StatusError) -> AccessoryEvent? {
         let (accessory, characteristic) = try lookUp(reference)
-        do {
-            try characteristic.validate(value)
-        } catch {
-            throw StatusError(error.status, error.message)
-        }
+        try characteristic.validate(value)
         if !characteristic.isMomentary { devices[reference.accessoryID]?.accessory.setValue(value, iid: reference.iid) }
         // Like a HAP accessory: only characteristics with the `ev` permission notify; the others are polled.
         return isReachable(accessory.id) && characteristic.supportsEvents ? .value(reference, value) : nil

@@ -6,12 +6,12 @@ import Wire
 /// What the devices report: value changes, reachability (bridge cascade included, as the driver
 /// reports it per accessory), and the polling of characteristics that cannot send events.
 extension Gateway {
-    func handle(_ event: AccessoryEvent) async {
+    func handle(_ event: AccessoryEvent) {
         switch event {
         case .value(let reference, let value):
             applyValue(value, to: reference)
         case .reachability(let id, let reachable):
-            await setReachable(id, reachable)
+            setReachable(id, reachable)
         case .accessories(let devices):
             adopt(devices)
         case .removed(let ids):
@@ -123,7 +123,7 @@ extension Gateway {
 
     /// An accessory came or went: `$reachable`, `$events`, `$layout`; when it is back, its
     /// values are read again and published where they changed.
-    func setReachable(_ id: AccessoryID, _ reachable: Bool) async {
+    func setReachable(_ id: AccessoryID, _ reachable: Bool) {
         guard let location = locations[id] else { return }
         guard homes[location.home].accessories[location.accessory].isReachable != reachable else { return }
         homes[location.home].accessories[location.accessory].isReachable = reachable
@@ -131,32 +131,26 @@ extension Gateway {
         let home = homes[location.home]
         publishReachability(of: accessory, home: home.id)
         announce("accessory-reachability", ["accessory": .string(accessory.id.rawValue), "name": .string(accessory.name), "home": .string(home.name), "reachable": .bool(reachable)])
-        layoutDidChange(saving: false)
-        if reachable { await refresh(accessory) }
+        if reachable { refresh(accessory) }
     }
 
-    /// Reads every readable characteristic of `accessory` and publishes what changed.
-    func refresh(_ accessory: Accessory) async {
+    /// Reads every readable characteristic of `accessory`, in line with the commands of each
+    /// characteristic; what changed is published.
+    func refresh(_ accessory: Accessory) {
         for service in accessory.visibleServices {
             for characteristic in service.characteristics where characteristic.isReadable && !characteristic.isMomentary {
-                let reference = CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid)
-                guard let value = try? await driver.read(reference) else { continue }
-                if self.accessory(accessory.id)?.accessory.characteristic(characteristic.iid)?.characteristic.value != value {
-                    applyValue(value, to: reference)
-                }
+                submit(.single(CommandMachine.Item(CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid), .read)), to: .nobody)
             }
         }
     }
 
-    /// Reads, every poll interval, the characteristics that cannot send events.
+    /// Reads, every poll interval, the characteristics that cannot send events (in line with the
+    /// commands of each); what changed is published.
     func poll() async throws {
         while true {
             try await Task.sleep(for: configuration.pollInterval)
             for reference in polledCharacteristics() {
-                guard let value = try? await driver.read(reference) else { continue }
-                if accessory(reference.accessoryID)?.accessory.characteristic(reference.iid)?.characteristic.value != value {
-                    applyValue(value, to: reference)
-                }
+                submit(.single(CommandMachine.Item(reference, .read)), to: .nobody)
             }
         }
     }

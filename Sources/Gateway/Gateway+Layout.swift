@@ -347,7 +347,7 @@ extension Gateway {
     public func metricsText() -> String {
         let accessories = homes.flatMap(\.accessories)
         return metrics.exposition(reachable: accessories.filter(\.isReachable).count, accessories: accessories.count,
-                                  queueDepth: queues.values.reduce(0) { $0 + $1.count }, connected: connected)
+                                  queueDepth: machine.waitingCount, connected: connected)
     }
 
     /// Whether the broker connection is up.

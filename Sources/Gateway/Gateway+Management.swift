@@ -190,11 +190,11 @@ extension Gateway {
         guard let (_, accessory) = accessory(id) else { throw RequestError.notFound("no accessory \(id)") }
         let identify = accessory.services.first { $0.type == "accessory-information" }?.characteristic(ofType: "identify")
         guard let identify else { throw RequestError(code: "not-allowed", message: "\(accessory.name) has no Identify characteristic") }
-        let outcome = await writeTogether([(CharacteristicReference(accessoryID: id, iid: identify.iid), .bool(true))])
-        guard let first = outcome.first, first.ok else {
-            let status = outcome.first?.status ?? .communicationFailure
-            throw RequestError(code: status == .timedOut ? "timeout" : "device-error",
-                               message: "\(accessory.name) did not identify: \(outcome.first?.message ?? status.name)", status: status)
+        let outcome = await outcomes(of: .single(CommandMachine.Item(CharacteristicReference(accessoryID: id, iid: identify.iid), .write(.bool(true)))))
+        let status = outcome.first?.outcome.status ?? .communicationFailure
+        guard status == .success else {
+            let message = if case .failed(let error)? = outcome.first?.outcome { error.message } else { status.name }
+            throw RequestError(code: status == .timedOut ? "timeout" : "device-error", message: "\(accessory.name) did not identify: \(message)", status: status)
         }
         return ["accessory": .string(id.rawValue)]
     }

@@ -26,61 +26,58 @@ extension Gateway {
         static func notFound(_ message: String) -> RequestError { RequestError(code: "not-found", message: message) }
     }
 
-    func handleRequest(levels: [Substring], message: Message) {
-        let path = levels.joined(separator: "/")
-        let responseTopic = "\(base)/$response/\(path)"
-        let body = JSON.body(message.payload)
-        let transaction = body?["transaction"].flatMap { $0.isScalar ? $0 : nil }
-        let respond = { (answer: [String: JSON]) in
+    func handle(_ request: Inbound.Request, from message: Message) {
+        let responseTopic = "\(base)/$response/\(request.path)"
+        let transaction = request.body?["transaction"].flatMap { $0.isScalar ? $0 : nil }
+        let replyTopic = message.properties.responseTopic
+        let correlationData = message.properties.correlationData
+        let respond = { @Sendable (gateway: isolated Gateway, answer: [String: JSON]) in
             var answer = answer
             if let transaction { answer["transaction"] = transaction }
             let payload = JSON.object(answer).encoded()
-            self.send(responseTopic, payload, retain: false)
-            if let reply = message.properties.responseTopic {
-                self.send(reply.string, payload, retain: false, properties: .init(correlationData: message.properties.correlationData, contentType: "application/json"))
+            gateway.send(responseTopic, payload, retain: false)
+            if let replyTopic {
+                gateway.send(replyTopic, payload, retain: false, properties: .init(correlationData: correlationData, contentType: "application/json"))
             }
         }
-        if message.retain { send(message.topic.string, [], retain: true) } // a request runs once
-        guard let body else {
-            respond(["ok": false, "error": "invalid-request", "message": "the body must be a JSON object"])
+        guard let body = request.body else {
+            respond(self, ["ok": false, "error": "invalid-request", "message": "the body must be a JSON object"])
             return
         }
-        if levels.count == 2, levels[0] == "gateway", levels[1] == "statistics" {
+        if request.object == "gateway", request.verb == "statistics" {
             let summary = timings.summary
             if body["reset"] == true { timings.reset() }
-            respond(["ok": true, "data": .object(summary)])
+            respond(self, ["ok": true, "data": .object(summary)])
             return
         }
-        if levels.count == 2, Self.managedObjects.contains(String(levels[0])) {
-            let (object, verb) = (String(levels[0]), String(levels[1]))
-            spawn {
-                do {
-                    let data = try await self.managementRequest(object: object, verb: verb, body: body)
-                    respond(["ok": true, "data": .object(data)])
-                } catch let error as RequestError {
-                    var answer: [String: JSON] = ["ok": false, "error": .string(error.code), "message": .string(error.message)]
-                    if let status = error.status { answer["status"] = .int(status.rawValue) }
-                    respond(answer)
-                } catch {
-                    respond(["ok": false, "error": "invalid-request", "message": .string("\(error)")])
-                }
-            }
+        let answer: @Sendable (isolated Gateway) async throws -> [String: JSON]
+        if !request.verb.isEmpty, Self.managedObjects.contains(request.object) {
+            answer = { gateway in try await gateway.managementRequest(object: request.object, verb: request.verb, body: body) }
+        } else if !request.verb.isEmpty, request.object == "simulator", let simulator {
+            answer = { gateway in try await gateway.simulatorRequest(request.verb, body: body, simulator: simulator) }
+        } else {
+            respond(self, ["ok": false, "error": "unknown-request", "message": .string("unknown request \"\(request.path)\"")])
             return
         }
-        guard levels.count == 2, levels[0] == "simulator", let simulator else {
-            respond(["ok": false, "error": "unknown-request", "message": .string("unknown request \"\(path)\"")])
-            return
+        // Requests may wait for devices: they run as device work, and answer when done.
+        work.start { [weak self] in
+            guard let self else { return }
+            await self.answer(with: answer, respond: respond)
         }
-        let verb = String(levels[1])
-        spawn {
-            do {
-                let data = try await self.simulatorRequest(verb, body: body, simulator: simulator)
-                respond(["ok": true, "data": .object(data)])
-            } catch let error as RequestError {
-                respond(["ok": false, "error": .string(error.code), "message": .string(error.message)])
-            } catch {
-                respond(["ok": false, "error": "invalid-request", "message": .string("\(error)")])
-            }
+    }
+
+    /// Runs a request and answers it: `{"ok": true, "data": ...}` or its error.
+    private func answer(with request: @Sendable (isolated Gateway) async throws -> [String: JSON],
+                        respond: @Sendable (isolated Gateway, [String: JSON]) -> Void) async {
+        do {
+            let data = try await request(self)
+            respond(self, ["ok": true, "data": .object(data)])
+        } catch let error as RequestError {
+            var answer: [String: JSON] = ["ok": false, "error": .string(error.code), "message": .string(error.message)]
+            if let status = error.status { answer["status"] = .int(status.rawValue) }
+            respond(self, answer)
+        } catch {
+            respond(self, ["ok": false, "error": "invalid-request", "message": .string("\(error)")])
         }
     }
 
@@ -110,7 +107,7 @@ extension Gateway {
             try await device { try await simulator.setReachable(id, reachable) }
             // Applied before the answer (the device events that follow change nothing more).
             for affected in [id] + homes.flatMap(\.accessories).filter({ $0.bridgeID == id }).map(\.id) {
-                await setReachable(affected, await simulator.isReachable(affected))
+                setReachable(affected, await simulator.isReachable(affected))
             }
             return ["accessory": .string(id.rawValue), "reachable": .bool(reachable)]
         case "flood":

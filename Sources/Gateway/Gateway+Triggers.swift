@@ -36,7 +36,7 @@ extension Gateway {
             let generation = triggerAlarm.generation
             let ahead = earliest.map { $0.timeIntervalSince(configuration.now()) } ?? Self.longestTriggerSleep
             let wait = min(max(ahead, 0.001), Self.longestTriggerSleep)
-            try await triggerAlarm.sleep(for: .seconds(wait), on: configuration.clock, unlessRungAfter: generation)
+            try await triggerAlarm.sleep(until: clock.now + .seconds(wait), on: clock, unlessRungAfter: generation)
         }
     }
 
@@ -112,7 +112,7 @@ extension Gateway {
         }
         if changed { layoutDidChange(saving: true) }
         for (home, trigger, fire) in fires {
-            spawn { await self.fire(trigger, inHome: home, fire) }
+            work.start { [weak self] in await self?.fire(trigger, inHome: home, fire) }
         }
         return (earliest, seen)
     }
@@ -172,68 +172,5 @@ extension Gateway {
 
     static func timeInterval(_ duration: Duration) -> TimeInterval {
         Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
-    }
-}
-
-/// Wakes a sleeping scheduler: each ``ring()`` starts a new generation; a sleep for a generation
-/// ends as soon as a later one begins (at once if it already has).
-final class TriggerAlarm: Sendable {
-    private struct State {
-        var generation = 0
-        var nextID = 0
-        var sleepers: [Int: CheckedContinuation<Void, Never>] = [:]
-        var latestSleep: Int?
-    }
-
-    private let state = Mutex(State())
-
-    /// The current generation.
-    var generation: Int { state.withLock { $0.generation } }
-
-    /// The generation the latest sleep began in (nil before the first): once it is at least a
-    /// generation, the scheduler has looked at the triggers since that generation began.
-    var latestSleep: Int? { state.withLock { $0.latestSleep } }
-
-    /// Starts a new generation: every sleeper wakes.
-    func ring() {
-        let sleepers = state.withLock { state in
-            state.generation += 1
-            defer { state.sleepers.removeAll() }
-            return Array(state.sleepers.values)
-        }
-        for sleeper in sleepers { sleeper.resume() }
-    }
-
-    /// Sleeps `duration` on `clock`, or until a generation after `generation` begins.
-    /// - Throws: `CancellationError` when cancelled.
-    func sleep(for duration: Duration, on clock: any Clock<Duration>, unlessRungAfter generation: Int) async throws {
-        state.withLock { $0.latestSleep = generation }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { try await clock.sleep(for: duration, tolerance: nil) }
-            group.addTask { await self.ringing(after: generation) }
-            defer { group.cancelAll() }
-            try await group.next()
-        }
-        try Task.checkCancellation()
-    }
-
-    /// Returns when a generation after `generation` begins, or when cancelled.
-    private func ringing(after generation: Int) async {
-        let id = state.withLock { state in
-            state.nextID += 1
-            return state.nextID
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state -> Bool in
-                    if state.generation != generation || Task.isCancelled { return true }
-                    state.sleepers[id] = continuation
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.sleepers.removeValue(forKey: id) }?.resume()
-        }
     }
 }

@@ -13,10 +13,13 @@ import Wire
 /// answered; follows device events; keeps the retained topics under the base exactly those of the
 /// tree (clearing stale ones, republishing what a broker lost); serves the simulator controls.
 ///
-/// Where each topic is handled: inbound routing in `Gateway+Inbound.swift`, writes and reads in
-/// `Gateway+Commands.swift`, device events in `Gateway+DeviceEvents.swift`, retained state and
-/// hygiene in `Gateway+Retained.swift`, `$layout`/`$meta`/`$events` in `Gateway+Layout.swift`,
-/// `$request/...` in `Gateway+Requests.swift`.
+/// The data path reads forward: ``InboundCodec`` turns each message into an ``Inbound``
+/// (`Inbound/`); commands are resolved, checked and run by the ``CommandMachine``, whose actions
+/// (device calls, values, acknowledgements) are carried out in `Commands/Gateway+Commands.swift`;
+/// device events in `Gateway+DeviceEvents.swift`; retained state and its hygiene in
+/// `Gateway+Retained.swift`; `$layout`, `$meta` and `$events` in `Gateway+Layout.swift`;
+/// `$request/...` in `Gateway+Requests.swift` and `Gateway+Management.swift`; shortcuts and
+/// action sets in `Commands/`; timer triggers in `Gateway+Triggers.swift`.
 public actor Gateway {
     /// The engine's settings.
     public struct Configuration: Sendable {
@@ -76,6 +79,10 @@ public actor Gateway {
     }
 
     let configuration: Configuration
+    let codec: InboundCodec
+    let clock: EngineClock
+    /// The device work of the engine: device calls, requests that wait for devices, trigger fires.
+    let work = DeviceWork()
     let bus: any MessageBus
     let driver: any AccessoryDriver
     let simulator: Simulator?
@@ -105,9 +112,13 @@ public actor Gateway {
     /// Retained commands and requests run during this synchronisation (topic and payload), so a
     /// second copy of one is not run again.
     var executedRetainedCommands: Set<String> = []
-    /// Per characteristic: writes and reads waiting, in arrival order.
-    var queues: [CharacteristicReference: [Command]] = [:]
-    var draining: Set<CharacteristicReference> = []
+    /// Every write and read under way or waiting, and who hears how each went.
+    var machine: CommandMachine
+    var recipients: [CommandMachine.Ticket: Recipient] = [:]
+    /// Wakes the deadline loop (``expireCommandsOnTime()``) when an earlier deadline appears.
+    let commandAlarm = Alarm()
+    /// The deadline the loop sleeps until; nil while it sleeps until woken.
+    var commandTimerDeadline: Duration?
     var layoutChanged = false
     /// The gateway's own time per command (`$request/gateway/statistics`).
     var timings = CommandTimings()
@@ -115,11 +126,8 @@ public actor Gateway {
     var metrics = Metrics()
     /// Whether the broker connection is up (for the metrics and `/health`).
     var connected = false
-    /// Work running beside the message loop (a characteristic's queue, a simulator request);
-    /// each removes itself when done, all are cancelled when the engine stops.
-    var workers: [UUID: Task<Void, Never>] = [:]
     /// Wakes the trigger scheduler when the layout changed (`Gateway+Triggers.swift`).
-    let triggerAlarm = TriggerAlarm()
+    let triggerAlarm = Alarm()
 
     /// A synchronisation after a (re)connect: it ends when the marker comes back.
     struct Sync {
@@ -137,6 +145,9 @@ public actor Gateway {
         self.pairing = pairing
         self.savedHomes = storedHomes
         self.configuration = configuration
+        self.codec = InboundCodec(base: configuration.baseTopic.string, homeAssistantStatus: configuration.homeAssistantPrefix.map { "\($0)/status" })
+        self.clock = EngineClock(configuration.clock)
+        self.machine = CommandMachine(configuration: .init(timeout: configuration.writeTimeout, queueLimit: configuration.queueLimit))
         self.bus = bus
         self.driver = driver
         self.simulator = simulator
@@ -149,22 +160,24 @@ public actor Gateway {
         self.locations = Self.locations(of: homes)
     }
 
-    /// Serves until cancelled: device structure first, then MQTT, device events, polling and
-    /// the layout publisher.
+    /// Serves until cancelled: device structure first, then MQTT, device events, the command
+    /// deadlines, polling, the layout publisher and the trigger scheduler, with the device work
+    /// they start, all in one task group.
     public func run() async throws {
         try await adoptDeviceStructure()
         try await bus.subscribe(subscriptions)
         try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await self.work.run() }
             group.addTask { await self.followConnection() }
             group.addTask { await self.followMessages() }
             group.addTask { await self.followDeviceEvents() }
+            group.addTask { try await self.expireCommandsOnTime() }
             group.addTask { try await self.publishLayoutWhenChanged() }
             group.addTask { try await self.poll() }
             group.addTask { try await self.runTriggers() }
             defer { group.cancelAll() }
             try await group.next()
         }
-        for worker in workers.values { worker.cancel() }
     }
 
     /// The subscriptions: everything under the base (never our own messages back, retain flags
@@ -207,18 +220,7 @@ public actor Gateway {
 
     private func followDeviceEvents() async {
         for await event in driver.events {
-            await handle(event)
-        }
-    }
-
-    /// Runs `work` beside the message loop, on the engine.
-    func spawn(_ work: sending @escaping () async -> Void) {
-        let id = UUID()
-        // The task cannot start before this method returns (it runs on this actor), so it is
-        // registered before it can finish.
-        workers[id] = Task {
-            await work()
-            self.workers[id] = nil
+            handle(event)
         }
     }
 
@@ -270,12 +272,16 @@ public actor Gateway {
     }
 
     /// Hands a message to the broker in order; a failure is logged (the next sync repairs it).
-    func send(_ topic: String, _ payload: [UInt8], retain: Bool, properties: Message.Properties = .init()) {
+    func send(_ topic: TopicName, _ payload: [UInt8], retain: Bool, properties: Message.Properties = .init()) {
         do {
-            let message = Message(topic: try TopicName(topic), payload: payload, qos: .atLeastOnce, retain: retain, properties: properties)
-            try bus.send(message)
+            try bus.send(Message(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain, properties: properties))
         } catch {
             logger.debug("not published \(topic): \(error)")
         }
+    }
+
+    /// Sends to a topic the engine built from checked parts (the base, the tree's segments).
+    func send(_ topic: String, _ payload: [UInt8], retain: Bool, properties: Message.Properties = .init()) {
+        send(TopicName(trusted: topic), payload, retain: retain, properties: properties)
     }
 }

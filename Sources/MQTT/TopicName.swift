@@ -17,6 +17,13 @@ public struct TopicName: Hashable, Sendable, CustomStringConvertible, Comparable
         self.string = string
     }
 
+    /// A topic built inside this package from parts already checked (a validated base topic and
+    /// the home tree's segments, which ``TopicName/init(_:)`` would accept by construction): not
+    /// checked again, so publishing it costs nothing extra.
+    package init(trusted string: String) {
+        self.string = string
+    }
+
     /// The topic's levels, split at `/`.
     public var levels: [Substring] {
         string.split(separator: "/", omittingEmptySubsequences: false)

@@ -3,56 +3,54 @@ import HomeModel
 import MQTT
 import Wire
 
-/// Inbound routing: every message under the base lands here first.
+/// Inbound routing: every message reaches the engine here, is decoded once by the
+/// ``InboundCodec`` and goes to its handler.
 extension Gateway {
-    /// Routes one received message: the synchronisation marker, management requests, sets and
-    /// gets; retained messages seen while synchronising are remembered for the comparison.
+    /// Routes one received message. Retained messages under the base are remembered for the
+    /// synchronisation; a retained command is cleared and runs once.
     func handle(_ message: Message) {
-        let topic = message.topic.string
-        guard topic.hasPrefix(base + "/") else {
-            if let prefix = configuration.homeAssistantPrefix, topic == "\(prefix)/status", message.payloadString == "online" {
-                republishDiscovery()
-            }
+        let inbound = codec.decode(message)
+        switch inbound {
+        case .foreign:
             return
-        }
-        let levels = topic.dropFirst(base.count + 1).split(separator: "/", omittingEmptySubsequences: false)
-        guard let first = levels.first else { return }
-        if first == "$sync" {
-            if levels.count == 2, String(levels[1]) == sync?.marker { finishSync() }
+        case .homeAssistantOnline:
+            republishDiscovery()
             return
+        case .syncMarker(let marker):
+            if marker == sync?.marker { finishSync() }
+            return
+        default:
+            break
         }
         if message.retain {
             // What the broker holds retained (compared with the tree at the next sync marker).
-            seenRetained[topic] = message.payload.isEmpty ? nil : message.payload
+            seenRetained[message.topic.string] = message.payload.isEmpty ? nil : message.payload
+            if inbound.isCommand {
+                if message.payload.isEmpty || isReplay(message) { return } // our own clearing, or a second copy
+                send(message.topic, [], retain: true) // a retained command runs once: clear it so it never fires again
+            }
         }
-        let isRequest = first == "$request"
-        guard isRequest || levels.last == "set" || levels.last == "get" || levels.last == "execute" else { return }
-        if message.retain {
-            if message.payload.isEmpty || isReplay(topic, message.payload) { return } // our own clearing, or a second copy
+        switch inbound {
+        case .command(let command): handle(command, from: message)
+        case .request(let request): handle(request, from: message)
+        case .shortcut(let shortcut): handle(shortcut, from: message)
+        case .state, .foreign, .homeAssistantOnline, .syncMarker: break
         }
-        if isRequest {
-            handleRequest(levels: Array(levels.dropFirst()), message: message)
-            return
-        }
-        if handleShortcut(levels: Array(levels), message: message) { return }
-        let last = levels[levels.count - 1]
-        guard last != "execute" else { return }
-        handleCommand(last == "set" ? .set : .get, levels: Array(levels.dropLast()), message: message)
     }
 
     /// Whether a retained command or request is a second copy of one already run on this
     /// connection: while a connection synchronises, one sent while the gateway was away can arrive
     /// twice (queued in the kept session, then again as retained when the subscription is made).
     /// After the synchronisation every retained command runs.
-    private func isReplay(_ topic: String, _ payload: [UInt8]) -> Bool {
+    private func isReplay(_ message: Message) -> Bool {
         guard sync != nil else { return false }
-        return !executedRetainedCommands.insert(topic + "\u{0}" + String(decoding: payload, as: UTF8.self)).inserted
+        return !executedRetainedCommands.insert(message.topic.string + "\u{0}" + String(decoding: message.payload, as: UTF8.self)).inserted
     }
 
     /// Where and how a command's acknowledgement goes.
     struct Reply: Sendable {
         /// The command's topic plus `/result`, as the sender spelled it.
-        let resultTopic: String
+        let resultTopic: TopicName
         let responseTopic: TopicName?
         let correlationData: [UInt8]?
         /// The `id` the sender gave, echoed.
@@ -62,7 +60,7 @@ extension Gateway {
         let received: ContinuousClock.Instant
 
         init(to message: Message, id: JSON?) {
-            resultTopic = message.topic.string + "/result"
+            resultTopic = (try? message.topic.appending("result")) ?? message.topic
             responseTopic = message.properties.responseTopic
             correlationData = message.properties.correlationData
             self.id = id.flatMap { $0.isScalar ? $0 : nil }
@@ -79,7 +77,7 @@ extension Gateway {
         let payload = JSON.object(body).encoded()
         send(reply.resultTopic, payload, retain: false)
         if let responseTopic = reply.responseTopic {
-            send(responseTopic.string, payload, retain: false, properties: .init(correlationData: reply.correlationData, contentType: "application/json"))
+            send(responseTopic, payload, retain: false, properties: .init(correlationData: reply.correlationData, contentType: "application/json"))
         }
         let duration = reply.received.duration(to: .now)
         timings.record(duration)

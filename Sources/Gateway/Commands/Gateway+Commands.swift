@@ -1,0 +1,295 @@
+import Accessories
+import Foundation
+import HomeModel
+import MQTT
+import Wire
+
+/// Sets and gets, forward in one pass: the inbound command is resolved to a characteristic and
+/// checked (``Characteristic/validateWrite(_:)``), handed to the ``CommandMachine``, and the
+/// machine's actions are carried out here: device calls (at once when the device answers at once,
+/// else as device work with a deadline), values applied to the tree and their retained topics,
+/// and exactly one acknowledgement per command.
+extension Gateway {
+    /// Who hears how a command went.
+    enum Recipient: Sendable {
+        /// An MQTT command: acknowledged on its result topic and Response Topic.
+        case reply(Reply, Acknowledgement)
+        /// Work in the engine that waits for the outcome (identify, an action set run by a
+        /// request or a trigger).
+        case waiter(CheckedContinuation<[CommandMachine.Result], Never>)
+        /// Nobody: a read to refresh a value.
+        case nobody
+    }
+
+    /// The shape of an MQTT acknowledgement.
+    enum Acknowledgement: Sendable {
+        /// A set or a get: `{"ok": true, "value": ..., "ms": ...}` or the failure.
+        case single
+        /// Several writes: `{"ok": <all ok>, "results": [...]}` with these fields besides.
+        case aggregated([String: JSON])
+    }
+
+    /// A set or a get arrived.
+    func handle(_ command: Inbound.Command, from message: Message) {
+        metrics.recordCommand(kind: command.verb.rawValue)
+        let reply = Reply(to: message, id: command.body.id)
+        do {
+            let item = try item(for: command)
+            submit(.single(item), to: .reply(reply, .single))
+        } catch {
+            acknowledge(reply, failure: error.status, error.message)
+        }
+    }
+
+    /// The characteristic a command names, and what to do with it, checked: a value that fails
+    /// never reaches the device.
+    private func item(for command: Inbound.Command) throws(StatusError) -> CommandMachine.Item {
+        let verb = command.verb.rawValue
+        guard !command.path.isEmpty else {
+            throw StatusError(.noSuchResource, "\(verb) needs a characteristic: \(base)/<home>/<room>/<accessory>/<service>/<characteristic>/\(verb)")
+        }
+        let reference: CharacteristicReference
+        switch map.resolve(command.path) {
+        case .found(.characteristic(_, let found)):
+            reference = found
+        case .found:
+            throw StatusError(.noSuchResource, "\(command.path.joined(separator: "/")) is not a characteristic; \(verb) takes <home>/<room>/<accessory>/<service>/<characteristic>/\(verb)")
+        case .unresolved(let index, let segment):
+            throw StatusError(.noSuchResource, describeUnresolved(levels: command.path, index: index, segment: segment))
+        }
+        guard let (_, characteristic) = accessory(reference.accessoryID)?.accessory.characteristic(reference.iid) else {
+            throw StatusError(.noSuchResource, "\(command.path.joined(separator: "/")) is not a characteristic")
+        }
+        switch command.verb {
+        case .set:
+            return CommandMachine.Item(reference, .write(try Self.value(of: command.body, for: characteristic)))
+        case .get:
+            try characteristic.validateRead()
+            return CommandMachine.Item(reference, .read)
+        }
+    }
+
+    /// The value a set carries (`{"value": ..., "id": ...}` or a bare payload), checked for writing.
+    static func value(of body: Inbound.Body, for characteristic: Characteristic) throws(StatusError) -> Value {
+        guard characteristic.isWritable else { throw StatusError(.readOnly, "\(characteristic.displayName) is read-only") }
+        let value: Value
+        switch body {
+        case .object(let members):
+            guard let raw = members["value"] else {
+                throw StatusError(.invalidValue, "the JSON object has no \"value\"; send {\"value\": ..., \"id\": ...} or a bare value")
+            }
+            value = try Value.parse(json: raw, format: characteristic.format, name: characteristic.displayName)
+        case .text(let text):
+            value = try Value.parse(payload: text, format: characteristic.format, name: characteristic.displayName)
+        }
+        try characteristic.validate(value)
+        return value
+    }
+
+    // MARK: Running commands
+
+    /// Hands a command to the machine and carries out what it says.
+    func submit(_ command: CommandMachine.Command, to recipient: Recipient) {
+        let (ticket, actions) = machine.submit(command, now: clock.now)
+        recipients[ticket] = recipient
+        perform(actions)
+    }
+
+    /// Runs a command and waits for its outcomes.
+    func outcomes(of command: CommandMachine.Command) async -> [CommandMachine.Result] {
+        await withCheckedContinuation { continuation in
+            submit(command, to: .waiter(continuation))
+        }
+    }
+
+    /// Carries out the machine's actions in order; a device that answers at once adds the
+    /// actions of its answer to the list.
+    func perform(_ actions: [CommandMachine.Action]) {
+        var pending = actions[...]
+        while let action = pending.popFirst() {
+            switch action {
+            case .start(let job):
+                if let answer = immediateAnswer(to: job) {
+                    pending.append(contentsOf: machine.complete(job.id, with: answer, now: clock.now))
+                } else {
+                    call(job)
+                }
+            case .apply(let reference, let value):
+                applyValue(value, to: reference)
+            case .acknowledge(let ticket, let results):
+                deliver(results, of: ticket)
+            }
+        }
+        wakeCommandTimerIfNeeded()
+    }
+
+    /// The device's answer without a suspension, when it has one (a simulated accessory without
+    /// latency); nil when the call takes time.
+    private func immediateAnswer(to job: CommandMachine.Job) -> CommandMachine.Answer? {
+        guard job.items.count == 1, let item = job.items.first else { return nil }
+        switch item.operation {
+        case .write(let value):
+            return driver.writeNow(value, to: item.reference).map { [item.reference: $0.map { value }] }
+        case .read:
+            return driver.readNow(item.reference).map { [item.reference: $0] }
+        }
+    }
+
+    /// Calls the device as device work, abandoned at the job's `abandonAt`.
+    private func call(_ job: CommandMachine.Job) {
+        let driver = driver
+        let clock = clock
+        work.start { [weak self] in
+            guard let answer = await withDeadline(job.abandonAt, on: clock, { await Self.answer(to: job, from: driver) }) else { return }
+            await self?.deviceAnswered(job.id, answer)
+        }
+    }
+
+    private func deviceAnswered(_ id: CommandMachine.JobID, _ answer: CommandMachine.Answer) {
+        perform(machine.complete(id, with: answer, now: clock.now))
+    }
+
+    private static func answer(to job: CommandMachine.Job, from driver: any AccessoryDriver) async -> CommandMachine.Answer {
+        if job.items.count > 1 {
+            let writes = job.items.compactMap { item -> (CharacteristicReference, Value)? in
+                if case .write(let value) = item.operation { (item.reference, value) } else { nil }
+            }
+            let written = Dictionary(writes, uniquingKeysWith: { _, last in last })
+            var answer: CommandMachine.Answer = [:]
+            for (reference, result) in await driver.write(writes) {
+                answer[reference] = result.flatMap { written[reference].map { .success($0) } ?? .failure(StatusError(.noSuchResource, "not written")) }
+            }
+            return answer
+        }
+        guard let item = job.items.first else { return [:] }
+        do {
+            switch item.operation {
+            case .write(let value):
+                try await driver.write(value, to: item.reference)
+                return [item.reference: .success(value)]
+            case .read:
+                return [item.reference: .success(try await driver.read(item.reference))]
+            }
+        } catch {
+            return [item.reference: .failure(error)]
+        }
+    }
+
+    // MARK: Deadlines
+
+    /// Acknowledges commands past their deadline (-70408) as their deadlines come, on the engine's clock.
+    func expireCommandsOnTime() async throws {
+        while true {
+            let generation = commandAlarm.generation
+            let deadline = machine.nextDeadline()
+            commandTimerDeadline = deadline
+            try await commandAlarm.sleep(until: deadline, on: clock, unlessRungAfter: generation)
+            commandTimerDeadline = nil
+            perform(machine.expire(now: clock.now))
+        }
+    }
+
+    /// Wakes the deadline loop when the machine's next deadline is earlier than the one it sleeps for.
+    private func wakeCommandTimerIfNeeded() {
+        guard let next = machine.nextDeadline() else { return }
+        if let sleepingUntil = commandTimerDeadline, sleepingUntil <= next { return }
+        commandTimerDeadline = next
+        commandAlarm.ring()
+    }
+
+    // MARK: Outcomes
+
+    /// A command is done: its recipient hears how it went.
+    private func deliver(_ results: [CommandMachine.Result], of ticket: CommandMachine.Ticket) {
+        switch recipients.removeValue(forKey: ticket) {
+        case .reply(let reply, .single)?:
+            guard let result = results.first else { return }
+            acknowledge(reply, result)
+        case .reply(let reply, .aggregated(let extra))?:
+            acknowledge(reply, aggregatedAcknowledgement(results, extra: extra), status: results.first { $0.outcome.status != .success }?.outcome.status ?? .success)
+        case .waiter(let continuation)?:
+            continuation.resume(returning: results)
+        case .nobody?, nil:
+            break
+        }
+    }
+
+    /// A set's or get's acknowledgement.
+    private func acknowledge(_ reply: Reply, _ result: CommandMachine.Result) {
+        switch result.outcome {
+        case .written(let value), .read(let value):
+            acknowledge(reply, ["ok": true, "value": value.json, "ms": .double(Self.milliseconds(since: reply.received))])
+        case .failed(let error):
+            acknowledge(reply, failure: error.status, error.message)
+        case .timedOut(.write):
+            acknowledge(reply, failure: .timedOut, "\(name(of: result.item.reference)) did not confirm the write within \(seconds(configuration.writeTimeout))")
+        case .timedOut(.read):
+            acknowledge(reply, failure: .timedOut, "\(name(of: result.item.reference)) did not answer the read within \(seconds(configuration.writeTimeout))")
+        }
+    }
+
+    /// Each write's outcome as aggregated acknowledgements list it: `accessory`, `iid`, `topic`,
+    /// `ok`, `status`, `message`.
+    func results(_ results: [CommandMachine.Result]) -> [JSON] {
+        results.map { result in
+            let reference = result.item.reference
+            let topic = locations[reference.accessoryID].flatMap { location in
+                map.topic(of: .characteristic(homes[location.home].id, reference))
+            }
+            return .object([
+                "accessory": .string(reference.accessoryID.rawValue), "iid": .int(reference.iid), "topic": .string(topic),
+                "ok": .bool(result.outcome.status == .success), "status": .int(result.outcome.status.rawValue),
+                "message": .string(message(of: result)),
+            ])
+        }
+    }
+
+    /// The failure's message, nil for a success.
+    private func message(of result: CommandMachine.Result) -> String? {
+        switch result.outcome {
+        case .written, .read: nil
+        case .failed(let error): error.message
+        case .timedOut(.write): "the device did not confirm the write in time"
+        case .timedOut(.read): "the device did not answer the read in time"
+        }
+    }
+
+    /// The aggregated acknowledgement: `ok` only if every write succeeded.
+    func aggregatedAcknowledgement(_ outcomes: [CommandMachine.Result], extra: [String: JSON] = [:]) -> [String: JSON] {
+        var body = extra
+        body["ok"] = .bool(outcomes.allSatisfy { $0.outcome.status == .success })
+        body["results"] = .array(results(outcomes))
+        return body
+    }
+
+    // MARK: Values
+
+    /// A value the device confirmed or reported: into the tree and onto its retained topic.
+    func applyValue(_ value: Value, to reference: CharacteristicReference) {
+        guard let location = locations[reference.accessoryID] else { return }
+        let accessory = homes[location.home].accessories[location.accessory]
+        guard let (_, characteristic) = accessory.characteristic(reference.iid) else { return }
+        if !characteristic.isMomentary, characteristic.value != value {
+            homes[location.home].accessories[location.accessory].setValue(value, iid: reference.iid)
+        }
+        publishValue(value, of: characteristic, reference: reference, home: homes[location.home].id)
+    }
+
+    func name(of reference: CharacteristicReference) -> String {
+        guard let (_, accessory) = accessory(reference.accessoryID), let (_, characteristic) = accessory.characteristic(reference.iid) else {
+            return reference.description
+        }
+        return "\(accessory.name) (\(characteristic.displayName))"
+    }
+
+    static func milliseconds(since start: ContinuousClock.Instant) -> Double {
+        let duration = start.duration(to: .now)
+        let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        return (milliseconds * 10).rounded() / 10
+    }
+
+    func seconds(_ duration: Duration) -> String {
+        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+}

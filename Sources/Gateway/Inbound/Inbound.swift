@@ -1,0 +1,143 @@
+import MQTT
+import Wire
+
+/// What an inbound message asks for, read once from its topic and payload by ``InboundCodec``.
+/// Each case is a topic form of `docs/mqtt-api.md`; nothing after the codec looks at topic text.
+enum Inbound: Sendable {
+    /// `<base>/<home>/<room>/<accessory>/<service>/<characteristic>/set` or `/get` (section 3, 4):
+    /// `path` is the levels between the base and the verb, as sent.
+    case command(Command)
+    /// `<base>/$request/<object>/<verb>` (sections 7, 8).
+    case request(Request)
+    /// `<base>/<home>/$action-sets/<name>/execute`, `$groups/...`, `$zones/...` (section 7).
+    case shortcut(Shortcut)
+    /// The gateway's own synchronisation marker, `<base>/$sync/<marker>` (section 6).
+    case syncMarker(String)
+    /// Home Assistant's birth message, `<prefix>/status` = `online` (section 10).
+    case homeAssistantOnline
+    /// Anything else under the base (a value, `$meta`, an acknowledgement): nothing to do, but
+    /// a retained one is remembered for the synchronisation.
+    case state
+    /// Outside the base and not Home Assistant's status.
+    case foreign
+
+    enum Verb: String, Sendable {
+        case set, get
+    }
+
+    /// A set or a get.
+    struct Command: Sendable {
+        let verb: Verb
+        /// The levels between the base and the verb, as sent (matched ignoring case, `-`, ...).
+        let path: [Substring]
+        let body: Body
+    }
+
+    /// A management request or a simulator control.
+    struct Request: Sendable {
+        /// `room`, `accessory`, `simulator`, `gateway`, ...
+        let object: String
+        let verb: String
+        /// Every level after `$request` (`room/add`), for answers and error messages.
+        let path: String
+        /// The body; nil when it is not a JSON object.
+        let body: [String: JSON]?
+    }
+
+    /// A shortcut topic.
+    struct Shortcut: Sendable {
+        enum Target: Sendable {
+            /// `<home>/$action-sets/<name>/execute`
+            case actionSet(name: Substring)
+            /// `<home>/$groups/<group>/<characteristic>/set`
+            case group(name: Substring, characteristic: String)
+            /// `<home>/$zones/<zone>/<service-type>/<characteristic>/set`
+            case zone(name: Substring, serviceType: String, characteristic: String)
+            /// A `$action-sets`, `$groups` or `$zones` topic of another shape.
+            case malformed(path: String)
+        }
+
+        let home: Substring
+        let target: Target
+        let body: Body
+    }
+
+    /// A command's payload: a JSON object (`{"value": 80, "id": "abc"}`), or anything else as text
+    /// (`on`, `80`, `"text"`), read by the characteristic's format later.
+    enum Body: Sendable {
+        case object([String: JSON])
+        case text(String)
+
+        init(_ payload: [UInt8]) {
+            if let first = payload.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }), first == UInt8(ascii: "{"),
+               case .object(let members)? = try? JSON.parse(payload) {
+                self = .object(members)
+            } else {
+                self = .text(String(decoding: payload, as: UTF8.self))
+            }
+        }
+
+        /// The `id` to echo: a JSON scalar given as `id`.
+        var id: JSON? {
+            guard case .object(let members) = self, let id = members["id"], id.isScalar else { return nil }
+            return id
+        }
+    }
+
+    /// Whether the message asks the gateway to do something (so a retained copy is cleared and
+    /// run once).
+    var isCommand: Bool {
+        switch self {
+        case .command, .request, .shortcut: true
+        default: false
+        }
+    }
+}
+
+/// Reads inbound messages into ``Inbound``: the topic grammar of `docs/mqtt-api.md` in one place.
+struct InboundCodec: Sendable {
+    /// The base topic's text.
+    let base: String
+    /// Home Assistant's status topic (`homeassistant/status`) when discovery is on.
+    let homeAssistantStatus: String?
+
+    func decode(_ message: Message) -> Inbound {
+        let topic = message.topic.string
+        guard topic.utf8.count > base.utf8.count, topic.hasPrefix(base), topic.utf8[topic.utf8.index(topic.utf8.startIndex, offsetBy: base.utf8.count)] == UInt8(ascii: "/") else {
+            if topic == homeAssistantStatus, message.payload == Array("online".utf8) { return .homeAssistantOnline }
+            return .foreign
+        }
+        let levels = topic.utf8.dropFirst(base.utf8.count + 1).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+            .map { Substring($0) }
+        switch levels[0] {
+        case "$sync":
+            return levels.count == 2 ? .syncMarker(String(levels[1])) : .state
+        case "$request":
+            guard levels.count >= 2 else { return .state }
+            let body = JSON.body(message.payload)
+            let rest = levels.dropFirst()
+            return .request(Inbound.Request(object: String(rest.first ?? ""), verb: rest.count == 2 ? String(rest.last ?? "") : "",
+                                            path: rest.joined(separator: "/"), body: body))
+        default:
+            break
+        }
+        if levels.count >= 2, levels[1] == "$action-sets" || levels[1] == "$groups" || levels[1] == "$zones" {
+            guard let verb = levels.last, verb == "execute" || verb == "set" else { return .state }
+            return .shortcut(Inbound.Shortcut(home: levels[0], target: shortcutTarget(levels), body: Inbound.Body(message.payload)))
+        }
+        switch levels.last {
+        case "set": return .command(Inbound.Command(verb: .set, path: Array(levels.dropLast()), body: Inbound.Body(message.payload)))
+        case "get": return .command(Inbound.Command(verb: .get, path: Array(levels.dropLast()), body: Inbound.Body(message.payload)))
+        default: return .state
+        }
+    }
+
+    private func shortcutTarget(_ levels: [Substring]) -> Inbound.Shortcut.Target {
+        switch (levels[1], levels.count, levels.last) {
+        case ("$action-sets", 4, "execute"): .actionSet(name: levels[2])
+        case ("$groups", 5, "set"): .group(name: levels[2], characteristic: String(levels[3]))
+        case ("$zones", 6, "set"): .zone(name: levels[2], serviceType: String(levels[3]), characteristic: String(levels[4]))
+        default: .malformed(path: levels.joined(separator: "/"))
+        }
+    }
+}
