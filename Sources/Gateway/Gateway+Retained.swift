@@ -44,11 +44,11 @@ extension Gateway {
         logger.info("synchronised with the broker: \(desired.count) retained topics, \(published) published, \(stale.count) stale cleared")
     }
 
-    /// Everything the gateway asserts, retained: `$layout`, and per accessory `$meta`,
+    /// Everything the gateway asserts, retained: `$layout` in its parts, and per accessory `$meta`,
     /// `$reachable`, every value (momentary characteristics excepted) as the output setting
     /// says, and Home Assistant's discovery config when enabled.
     func desiredRetained() -> [String: [UInt8]] {
-        var desired: [String: [UInt8]] = ["\(base)/$layout": layoutPayload()]
+        var desired = Dictionary(LayoutDocument(base: base, map: map).messages(for: homes), uniquingKeysWith: { first, _ in first })
         for home in homes {
             let index = HomeIndex(home)
             for accessory in home.accessories {

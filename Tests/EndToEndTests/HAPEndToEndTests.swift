@@ -140,7 +140,7 @@ import TestSupport
         _ = try await fixture.watcher.inbox.first(timeout: .seconds(15)) { $0.topic.string == "\(Self.lamp)/$reachable" && $0.payloadString == "true" }
         // `$layout` follows within a second: read it once it names the bridge.
         let bridgeName = peer.name
-        _ = try await fixture.watcher.inbox.first(timeout: .seconds(15)) { $0.topic.string == "hgtest/$layout" && $0.payloadString.contains(bridgeName) }
+        try await fixture.currentLayout(containing: bridgeName, timeout: .seconds(15))
         #expect(try await Self.rooms(fixture)[peer.name] == "Office")
 
         // Pairing it again: the accessory answers that it is paired already.

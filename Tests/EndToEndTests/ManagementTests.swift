@@ -14,8 +14,11 @@ import TestSupport
         return try await fixture.retained()
     }
 
-    static func layout(containing text: String) -> @Sendable (Message) -> Bool {
-        { $0.topic.string == "homegate/$layout" && $0.payloadString.contains(text) }
+    /// Waits until the layout (its parts joined) satisfies `condition`, then takes a snapshot of
+    /// everything retained.
+    static func afterLayout(_ fixture: GatewayFixture, where condition: @escaping @Sendable (String) -> Bool) async throws -> [String: String] {
+        try await fixture.currentLayout { condition(LayoutAssembly.text(of: $0)) }
+        return try await fixture.retained()
     }
 
     /// The iid of a service (by type) or of a characteristic (by service type and type) in `$layout`.
@@ -46,7 +49,7 @@ import TestSupport
         let answer = try await fixture.request("room/rename", #"{"room": "living room", "newName": "Lounge", "transaction": 7}"#)
         #expect(answer["ok"] as? Bool == true)
         #expect(answer["transaction"] as? Int == 7)
-        let retained = try await Self.after(fixture, Self.layout(containing: "\"Lounge\""))
+        let retained = try await Self.afterLayout(fixture) { $0.contains("\"Lounge\"") }
         #expect(!retained.keys.contains { $0.contains("/living-room/") }, "old topics cleared: \(retained.keys.filter { $0.contains("living-room") })")
         try TreeContractTests.expectExactlyTheLayoutsTopics(retained)
         try await fixture.stop()
@@ -56,9 +59,8 @@ import TestSupport
         let fixture = try await GatewayFixture.demo()
         #expect(try await fixture.request("room/remove", #"{"room": "Kitchen"}"#)["ok"] as? Bool == true)
         #expect(try await fixture.request("accessory/assign-room", #"{"accessory": "sim-hue-bridge", "room": "Garage"}"#)["ok"] as? Bool == true)
-        let retained = try await Self.after(fixture) { message in
-            message.topic.string == "homegate/$layout" && !message.payloadString.contains("\"Kitchen\"")
-                && message.payloadString.contains("homegate/demo-home/garage/hue-bridge")
+        let retained = try await Self.afterLayout(fixture) { text in
+            !text.contains("\"Kitchen\"") && text.contains("homegate/demo-home/garage/hue-bridge")
         }
         let layout = try TreeContractTests.expectExactlyTheLayoutsTopics(retained)
         #expect(Self.roomOf(layout, "sim-kitchen-sensor") == "Default Room")

@@ -30,22 +30,12 @@ import Wire
 
     /// The layout once a `$layout` carrying `text` was republished.
     static func layout(_ fixture: GatewayFixture, containing text: String) async throws -> JSON {
-        _ = try await fixture.watcher.inbox.first(timeout: .seconds(10)) { $0.topic.string == "homegate/$layout" && $0.payloadString.contains(text) }
-        return try await fixture.layout()
+        try await fixture.currentLayout(containing: text)
     }
 
-    /// The layout once `check` holds for it (for removals: an older `$layout` would match too).
-    static func layout(_ fixture: GatewayFixture, until check: (JSON) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws -> JSON {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while true {
-            let layout = try await fixture.layout()
-            if check(layout) { return layout }
-            guard ContinuousClock.now < deadline else {
-                Issue.record("the layout never became as expected: \(canonical(home(layout)))", sourceLocation: sourceLocation)
-                return layout
-            }
-            try await Task.sleep(for: .milliseconds(100))
-        }
+    /// The layout once `check` holds for it (woken by every `$layout` message).
+    static func layout(_ fixture: GatewayFixture, until check: @escaping @Sendable (JSON) -> Bool, sourceLocation: SourceLocation = #_sourceLocation) async throws -> JSON {
+        try await fixture.currentLayout(where: check)
     }
 
     /// Refused requests change nothing: `part` of the layout is the same after a republish

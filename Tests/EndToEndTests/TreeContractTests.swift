@@ -17,8 +17,7 @@ struct TreeContractTests {
     /// The retained topics equal exactly those the retained `$layout` names; returns the layout.
     @discardableResult
     static func expectExactlyTheLayoutsTopics(_ retained: [String: String], sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
-        let text = try #require(retained["homegate/$layout"], "no retained $layout", sourceLocation: sourceLocation)
-        let layout = try GatewayFixture.decode(Array(text.utf8))
+        let layout = try #require(LayoutAssembly.assemble(retained, base: "homegate"), "no whole $layout retained", sourceLocation: sourceLocation)
         let expected = GatewayFixture.retainedTopics(of: layout, base: "homegate")
         let actual = Set(retained.keys)
         #expect(actual.subtracting(expected).sorted() == [], "retained but not in the layout (stale)", sourceLocation: sourceLocation)
@@ -26,20 +25,18 @@ struct TreeContractTests {
         return layout
     }
 
-    /// Whether the JSON text of a retained value is the scalar that `format` calls for and equals
-    /// the layout's `value`.
-    static func isScalar(_ text: String, format: String, equalTo layoutValue: Any?) -> Bool {
+    /// Whether the JSON text of a retained value is the scalar that `format` calls for.
+    static func isScalar(_ text: String, format: String) -> Bool {
         guard let decoded = TreeJSON.scalar(text) else { return false }
         switch format {
         case "bool":
-            return TreeJSON.bool(decoded) != nil && TreeJSON.bool(decoded) == TreeJSON.bool(layoutValue)
+            return TreeJSON.bool(decoded) != nil
         case "int", "uint8", "uint16", "uint32", "uint64":
-            let integral = text.range(of: #"^-?[0-9]+$"#, options: .regularExpression) != nil
-            return integral && TreeJSON.number(decoded) != nil && TreeJSON.number(decoded) == TreeJSON.number(layoutValue)
+            return text.range(of: #"^-?[0-9]+$"#, options: .regularExpression) != nil && TreeJSON.number(decoded) != nil
         case "float":
-            return TreeJSON.number(decoded) != nil && TreeJSON.number(decoded) == TreeJSON.number(layoutValue)
+            return TreeJSON.number(decoded) != nil
         case "string", "data", "tlv8":
-            return (decoded as? String) != nil && decoded as? String == layoutValue as? String
+            return decoded is String
         default:
             return false
         }
@@ -93,7 +90,7 @@ struct TreeContractTests {
             let topic = try #require(accessory["topic"] as? String, "\(id) has a topic")
             #expect(topic.hasPrefix(roomTopic + "/") && !topic.dropFirst(roomTopic.count + 1).contains("/"), "\(id): \(topic) is one level under \(roomTopic)")
             #expect(accessory["name"] is String, "\(id) has a name")
-            #expect(TreeJSON.bool(accessory["reachable"]) != nil, "\(id): reachable is a boolean")
+            #expect(accessory["reachable"] == nil, "\(id): reachability is not in $layout (it is on $reachable)")
             #expect(accessory["bridge"] is NSNull || accessory["bridge"] is String, "\(id): bridge is null or an id")
             #expect(accessory["bridged"] is [String], "\(id): bridged is a list of ids")
             #expect(accessory["category"] is String, "\(id) has a category")
@@ -108,9 +105,8 @@ struct TreeContractTests {
             for key in ["manufacturer", "model", "serialNumber", "firmwareRevision"] {
                 #expect(!(meta[key] as? String ?? "").isEmpty, "\(id)'s $meta.\(key) is a non-empty string")
             }
-            // $reachable: retained, as the layout says.
-            let reachable = TreeJSON.bool(accessory["reachable"]) ?? false
-            #expect(retained["\(topic)/$reachable"] == (reachable ? "true" : "false"), "\(id)'s $reachable")
+            // $reachable: retained (the demo's Reading Lamp starts unreachable).
+            #expect(retained["\(topic)/$reachable"] == (id == "sim-hue-reading" ? "false" : "true"), "\(id)'s $reachable")
 
             for service in TreeLayout.services(accessory) {
                 let type = service["type"] as? String ?? "?"
@@ -125,7 +121,7 @@ struct TreeContractTests {
                     #expect((characteristic["uuid"] as? String)?.count == 36, "\(name) has a full UUID")
                     #expect(!(characteristic["perms"] as? [String] ?? []).isEmpty, "\(name) has perms")
                     #expect(characteristic["topic"] as? String == "\(serviceTopic)/\(characteristicType)", "\(name): the segment is the type's name")
-                    #expect(characteristic.keys.contains("value"), "\(name) has a value key")
+                    #expect(characteristic["value"] == nil, "\(name): $layout carries no values (they have their own topics)")
                     let format = try #require(characteristic["format"] as? String, "\(name) has a format")
                     if ["int", "uint8", "uint16", "uint32", "uint64", "float"].contains(format) {
                         for key in ["minValue", "maxValue", "minStep"] {
@@ -136,11 +132,10 @@ struct TreeContractTests {
                             #expect(characteristic[key] == nil, "\(name): \(format) has no \(key)")
                         }
                     }
-                    // The value: retained, as the right JSON scalar, equal to the layout's.
-                    if let valueTopic = characteristic["topic"] as? String, !(characteristic["value"] is NSNull) {
+                    // The value: retained, as the right JSON scalar.
+                    if let valueTopic = characteristic["topic"] as? String, (characteristic["perms"] as? [String])?.contains("pr") == true {
                         let text = try #require(retained[valueTopic], "\(valueTopic) is retained")
-                        #expect(Self.isScalar(text, format: format, equalTo: characteristic["value"]),
-                                "\(valueTopic) = \(text) is a \(format) scalar equal to $layout's \(String(describing: characteristic["value"]))")
+                        #expect(Self.isScalar(text, format: format), "\(valueTopic) = \(text) is a \(format) scalar")
                     }
                 }
             }
@@ -151,7 +146,6 @@ struct TreeContractTests {
         #expect(lamp["name"] as? String == "Floor Lamp")
         #expect(lamp["room"] as? String == "Living Room")
         #expect(lamp["topic"] as? String == Self.floorLamp)
-        #expect(TreeJSON.bool(lamp["reachable"]) == true)
         #expect(lamp["bridge"] is NSNull)
         #expect(lamp["bridged"] as? [String] == [])
         #expect(lamp["category"] as? String == "lightbulb")
@@ -169,7 +163,6 @@ struct TreeContractTests {
         #expect(TreeJSON.number(brightness["maxValue"]) == 100)
         #expect(TreeJSON.number(brightness["minStep"]) == 1)
         #expect(brightness["topic"] as? String == "\(Self.floorLamp)/lightbulb/brightness")
-        #expect(TreeJSON.number(brightness["value"]) == 40)
         #expect(retained["\(Self.floorLamp)/lightbulb/brightness"] == "40")
         #expect(retained["\(Self.floorLamp)/lightbulb/on"] == "false")
         let lampMeta = try GatewayFixture.decode(Array((retained["\(Self.floorLamp)/$meta"] ?? "").utf8))
@@ -202,7 +195,6 @@ struct TreeContractTests {
             #expect(bridged["bridge"] as? String == "sim-hue-bridge", "\(id) names its bridge")
             #expect(bridged["bridged"] as? [String] == [], "\(id) bridges nothing")
         }
-        #expect(TreeLayout.reachable("sim-hue-reading", in: layout) == false)
         #expect(retained["homegate/demo-home/living-room/reading-lamp/$reachable"] == "false")
 
         // The Accessory Information service never gets a topic.
@@ -274,10 +266,6 @@ struct TreeContractTests {
         }
         #expect(fixture.events("accessory-reachability").compactMap { $0["accessory"] as? String }.sorted() == followers.sorted(),
                 "one event per accessory whose reachability changed, naming it (the Reading Lamp was unreachable already)")
-        let allAway = fixture.isLayout { layout in
-            ["sim-hue-bridge", "sim-hue-bedside", "sim-hue-ceiling", "sim-hue-reading"].allSatisfy { TreeLayout.reachable($0, in: layout) == false }
-        }
-        try await fixture.nextWatched(after: 0, where: allAway)
 
         // A change on the device while it is away: silent.
         let update = try await fixture.request("simulator/update", #"{"accessory": "sim-hue-bedside", "characteristic": "brightness", "value": 33}"#)
@@ -292,11 +280,6 @@ struct TreeContractTests {
         try Self.expectExactlyTheLayoutsTopics(whileAway)
 
         // Back.
-        let backAgain = fixture.isLayout { layout in
-            ["sim-hue-bridge", "sim-hue-bedside", "sim-hue-ceiling"].allSatisfy { TreeLayout.reachable($0, in: layout) == true }
-                && TreeLayout.reachable("sim-hue-reading", in: layout) == false
-        }
-        let layoutsBefore = fixture.watched(where: backAgain).count
         var trueBefore: [String: Int] = [:]
         for id in followers {
             trueBefore[id] = fixture.watched(where: GatewayFixture.isMessage(on: "\(topics[id] ?? "")/$reachable", payload: "true")).count
@@ -310,7 +293,6 @@ struct TreeContractTests {
         }
         // The value changed while away is published on the refresh.
         try await fixture.nextWatched(after: 0, where: GatewayFixture.isMessage(on: bedsideBrightness, payload: "33", retained: true))
-        try await fixture.nextWatched(after: layoutsBefore, where: backAgain)
         try await fixture.roundTrip()
         let afterwards = try await fixture.retained()
         #expect(afterwards[bedsideBrightness] == "33")
@@ -320,26 +302,42 @@ struct TreeContractTests {
         #expect(afterwards["\(topics["sim-hue-reading"] ?? "")/$reachable"] == "false", "the Reading Lamp, unreachable on its own, stays unreachable")
         #expect(fixture.watched(where: GatewayFixture.isMessage(on: "\(topics["sim-hue-reading"] ?? "")/$reachable", payload: "true")).isEmpty)
         #expect(fixture.events("accessory-reachability").filter { $0["accessory"] as? String == "sim-hue-reading" }.isEmpty)
-        let layout = try Self.expectExactlyTheLayoutsTopics(afterwards)
-        #expect(TreeLayout.reachable("sim-hue-reading", in: layout) == false)
+        try Self.expectExactlyTheLayoutsTopics(afterwards)
         try await fixture.stop()
     }
 
-    @Test("$layout carries each characteristic's value and follows a change of it (republished on every change, at most about once a second)")
-    func layoutFollowsValues() async throws {
+    @Test("$layout is the structure only: a value or reachability change republishes none of it; a rename republishes only the parts it changes")
+    func layoutIsStructureOnly() async throws {
         let fixture = try await GatewayFixture.demo()
-        // First a change the layout certainly shows (reachability), so no republication from the
-        // start is still pending when the value changes.
+        let before = try await fixture.currentLayout { _ in true }
+        let prefix = "\(Self.home.replacingOccurrences(of: "homegate/", with: "homegate/$layout/"))"
+        let isLayoutMessage: @Sendable (Message) -> Bool = { $0.topic.string.hasPrefix("homegate/$layout") }
+        let seen = fixture.watched(where: isLayoutMessage).count
+        for message in fixture.watched(where: isLayoutMessage) {
+            #expect(!message.payloadString.contains(#""value""#) && !message.payloadString.contains(#""reachable""#), "\(message.topic)")
+            #expect(message.payload.count < 128 * 1024)
+        }
+        // A value and a reachability change...
         let away = try await fixture.request("simulator/reachability", #"{"accessory": "sim-coffee-machine", "reachable": false}"#)
         #expect(TreeJSON.bool(away["ok"]) == true, "\(away)")
-        try await fixture.nextWatched(after: 0, where: fixture.isLayout { TreeLayout.reachable("sim-coffee-machine", in: $0) == false })
         let ack = try await fixture.command("\(Self.floorLamp)/lightbulb/brightness/set", "80")
         #expect(TreeJSON.bool(ack["ok"]) == true, "\(ack)")
-        #expect(try await fixture.retained()["\(Self.floorLamp)/lightbulb/brightness"] == "80")
-        // The layout interval is 1 s: 10 s is plenty, even on a loaded machine.
-        try await fixture.nextWatched(after: 0, timeout: .seconds(10), where: fixture.isLayout { layout in
-            TreeJSON.number(TreeLayout.characteristic("brightness", of: "sim-lamp-1", in: layout)?["value"]) == 80
-        })
+        // ... then a rename, which changes the structure: the layout that follows shows it.
+        let rename = try await fixture.request("room/rename", #"{"room": "Garage", "newName": "Workshop"}"#)
+        #expect(TreeJSON.bool(rename["ok"]) == true, "\(rename)")
+        let after = try await fixture.currentLayout { layout in
+            (TreeLayout.homes(layout).first?["rooms"] as? [[String: Any]] ?? []).contains { $0["name"] as? String == "Workshop" }
+        }
+        // Everything published on $layout since: the home's part and the renamed room's parts
+        // (the old room's part cleared); nothing for the value or the reachability.
+        let since = fixture.watched(where: isLayoutMessage).dropFirst(seen)
+        #expect(!since.isEmpty)
+        for message in since {
+            let topic = message.topic.string
+            let expected = topic == prefix || topic.hasPrefix("\(prefix)/workshop") || (topic.hasPrefix("\(prefix)/garage") && message.payload.isEmpty)
+            #expect(expected, "only the rename's parts are published: \(topic) \(message.payloadString.prefix(200))")
+        }
+        #expect(TreeLayout.accessories(after).count == TreeLayout.accessories(before).count)
         try await fixture.stop()
     }
 
@@ -386,7 +384,7 @@ struct TreeContractTests {
         let event = try #require(TreeLayout.characteristic("programmable-switch-event", of: "sim-wall-button", in: layout))
         #expect(event["topic"] as? String == topic)
         #expect(TreeJSON.bool(event["momentary"]) == true)
-        #expect(event["value"] is NSNull)
+        #expect(event["value"] == nil, "$layout carries no values")
 
         for press in ["0", "2"] {
             let answer = try await fixture.request("simulator/update",

@@ -108,19 +108,10 @@ public final class GatewayFixture: Sendable {
         return result
     }
 
-    /// The retained `$layout`, decoded.
-    public func layout() async throws -> [String: Any] {
-        // "synchronised" is logged when the publishes are queued: wait until the first $layout
-        // has come through the broker before reading what it retains.
-        _ = try await watcher.inbox.first(on: "\(base)/$layout")
-        guard let text = try await retained()["\(base)/$layout"] else { throw FixtureError("no retained \(base)/$layout") }
-        return try Self.decode(Array(text.utf8))
-    }
-
-    /// Every topic `$layout` names that is retained: accessories' `$meta` and `$reachable`, and
-    /// the values of characteristics that have one (not momentary), plus `$layout` and `$state`.
+    /// Every retained topic the layout implies: its own parts, `$state`, accessories' `$meta`
+    /// and `$reachable`, and the values of readable characteristics (not momentary ones).
     public static func retainedTopics(of layout: [String: Any], base: String) -> Set<String> {
-        var topics: Set<String> = ["\(base)/$layout", "\(base)/$state"]
+        var topics = LayoutAssembly.topics(of: layout, base: base).union(["\(base)/$state"])
         for home in layout["homes"] as? [[String: Any]] ?? [] {
             for accessory in home["accessories"] as? [[String: Any]] ?? [] {
                 guard let topic = accessory["topic"] as? String else { continue }
@@ -128,7 +119,7 @@ public final class GatewayFixture: Sendable {
                 topics.insert("\(topic)/$reachable")
                 for service in accessory["services"] as? [[String: Any]] ?? [] {
                     for characteristic in service["characteristics"] as? [[String: Any]] ?? [] {
-                        guard let topic = characteristic["topic"] as? String, !(characteristic["value"] is NSNull),
+                        guard let topic = characteristic["topic"] as? String, (characteristic["perms"] as? [String])?.contains("pr") == true,
                               characteristic["momentary"] as? Bool != true else { continue }
                         topics.insert(topic)
                     }

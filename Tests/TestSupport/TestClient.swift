@@ -90,6 +90,11 @@ public final class Inbox: Sendable {
         try await first(timeout: timeout) { $0.topic.string == topic && (payload == nil || $0.payloadString == payload) }
     }
 
+    /// Waits until `extract` finds what it looks for in all the messages so far.
+    public func wait<T: Sendable>(timeout: Duration = .seconds(10), for what: String, until extract: @escaping @Sendable ([Message]) -> T?) async throws -> T {
+        try await recorder.wait(timeout: timeout, for: what, until: extract)
+    }
+
     /// Waits until at least `count` messages satisfy `predicate`; returns them all.
     public func collect(_ count: Int, timeout: Duration = .seconds(10), where predicate: @escaping @Sendable (Message) -> Bool) async throws -> [Message] {
         try await recorder.wait(timeout: timeout, for: "\(count) matching messages") { messages in

@@ -77,16 +77,6 @@ extension GatewayFixture {
         return try Self.decode(message.payload)
     }
 
-    /// A predicate for ``watched(where:)`` and ``nextWatched(after:timeout:where:)``: a retained
-    /// `$layout` that satisfies `predicate`.
-    public func isLayout(where predicate: @escaping @Sendable ([String: Any]) -> Bool) -> @Sendable (Message) -> Bool {
-        let topic = "\(base)/$layout"
-        return { message in
-            guard message.topic.string == topic, message.retain, let layout = try? GatewayFixture.decode(message.payload) else { return false }
-            return predicate(layout)
-        }
-    }
-
     /// A predicate for ``watched(where:)`` and ``nextWatched(after:timeout:where:)``: a message on
     /// `topic` with `payload`, retained or not as `retained` says (either when nil).
     public static func isMessage(on topic: String, payload: String, retained: Bool? = nil) -> @Sendable (Message) -> Bool {
@@ -147,11 +137,6 @@ public enum TreeLayout {
     public static func characteristic(_ type: String, of id: String, in layout: Object) -> Object? {
         guard let accessory = accessory(id, in: layout) else { return nil }
         return services(accessory).flatMap(characteristics).first { $0["type"] as? String == type }
-    }
-
-    /// Accessory `id`'s reachability in the layout (nil if it is not there).
-    public static func reachable(_ id: String, in layout: Object) -> Bool? {
-        accessory(id, in: layout).flatMap { TreeJSON.bool($0["reachable"]) }
     }
 
     /// Every topic in the layout (homes, rooms, accessories, services, characteristics).

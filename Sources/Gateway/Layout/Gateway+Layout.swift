@@ -2,12 +2,13 @@ import Foundation
 import HomeModel
 import Wire
 
-/// `$layout` (the whole tree, retained, at most about once a second while changes keep coming),
-/// `$meta` (per accessory, retained), `$events` (one message per change, not retained), and
-/// layout changes from a reloaded configuration.
+/// `$layout` (the homes' structure, retained, in parts: ``LayoutDocument``; republished at most
+/// about once a second while structure changes keep coming), `$meta` (per accessory, retained),
+/// `$events` (one message per change, not retained), and layout changes from a reloaded
+/// configuration.
 extension Gateway {
     /// Marks the layout changed: `$layout` follows within the layout interval; `saving` also
-    /// stores it (names, rooms: not for mere reachability).
+    /// stores it.
     func layoutDidChange(saving: Bool) {
         layoutChanged = true
         if saving { triggersChanged() }
@@ -20,13 +21,21 @@ extension Gateway {
         }
     }
 
-    /// Publishes `$layout` whenever it changed, at most once per layout interval.
+    /// Publishes `$layout` whenever it changed, at most once per layout interval: the parts
+    /// that changed, and clears those no longer there.
     func publishLayoutWhenChanged() async throws {
         while true {
             try await Task.sleep(for: configuration.layoutInterval)
             guard layoutChanged, sync == nil else { continue }
             layoutChanged = false
-            assertRetained("\(base)/$layout", layoutPayload())
+            let messages = LayoutDocument(base: base, map: map).messages(for: homes)
+            let current = Set(messages.map(\.topic))
+            for topic in retained.keys where topic.hasPrefix("\(base)/$layout") && !current.contains(topic) {
+                retained[topic] = nil
+                send(topic, [], retain: true)
+                updateLedger(adding: [], removing: [topic])
+            }
+            for (topic, payload) in messages { assertRetained(topic, payload) }
         }
     }
 
@@ -82,86 +91,6 @@ extension Gateway {
             "room": .string(index.roomName(of: accessory)), "bridge": .string(accessory.bridgeID?.rawValue),
             "bridged": .array((index.bridged[accessory.id] ?? []).map(JSON.string)),
         ]
-    }
-
-    func layoutPayload() -> [UInt8] {
-        JSON.object(["base": .string(base), "homes": .array(homes.map(layoutObject))]).encoded()
-    }
-
-    private func topic(_ target: TopicMap.Target) -> JSON {
-        .string(map.topic(of: target))
-    }
-
-    private func layoutObject(_ home: Home) -> JSON {
-        let index = HomeIndex(home)
-        let rooms: [JSON] = home.allRooms.map { room in
-            .object(["id": .string(room.id.rawValue), "name": .string(room.name), "topic": topic(.room(home.id, room.id))])
-        }
-        let zones: [JSON] = home.zones.map { zone in
-            .object(["id": .string(zone.id.rawValue), "name": .string(zone.name),
-                     "rooms": .array(zone.roomIDs.compactMap { home.room(withID: $0).map { JSON.string($0.name) } })])
-        }
-        let groups: [JSON] = home.serviceGroups.map { group in
-            .object(["id": .string(group.id.rawValue), "name": .string(group.name), "services": .array(group.services.map { service in
-                .object(["accessory": .string(service.accessoryID.rawValue), "service": .int(service.serviceIID)])
-            })])
-        }
-        let actionSets: [JSON] = home.actionSets.map { set in
-            .object(["id": .string(set.id.rawValue), "name": .string(set.name), "actions": .array(set.actions.map { action in
-                .object(["accessory": .string(action.characteristic.accessoryID.rawValue), "characteristic": .int(action.characteristic.iid),
-                         "value": .value(action.value)])
-            })])
-        }
-        let triggers: [JSON] = home.triggers.map { trigger in
-            .object([
-                "id": .string(trigger.id.rawValue), "name": .string(trigger.name),
-                "fireDate": .string(ISO8601DateFormatter().string(from: trigger.fireDate)), "enabled": .bool(trigger.isEnabled),
-                "actionSets": .array(trigger.actionSetIDs.compactMap { id in home.actionSets.first { $0.id == id }.map { JSON.string($0.name) } }),
-                "recurrence": trigger.recurrence.map { .object(["unit": .string($0.unit.rawValue), "every": .int($0.every)]) } ?? .null,
-            ])
-        }
-        return .object([
-            "id": .string(home.id.rawValue), "name": .string(home.name), "primary": .bool(home.isPrimary), "topic": topic(.home(home.id)),
-            "rooms": .array(rooms), "zones": .array(zones),
-            "accessories": .array(home.accessories.map { accessoryObject($0, in: home, index: index) }),
-            "serviceGroups": .array(groups), "actionSets": .array(actionSets), "triggers": .array(triggers),
-        ])
-    }
-
-    private func accessoryObject(_ accessory: Accessory, in home: Home, index: HomeIndex) -> JSON {
-        var object = metaObject(accessory, index: index)
-        object["topic"] = topic(.accessory(home.id, accessory.id))
-        object["reachable"] = .bool(accessory.isReachable)
-        object["services"] = .array(accessory.visibleServices.map { serviceObject($0, accessory: accessory, home: home) })
-        return .object(object)
-    }
-
-    private func serviceObject(_ service: Service, accessory: Accessory, home: Home) -> JSON {
-        let reference = ServiceReference(accessoryID: accessory.id, serviceIID: service.iid)
-        return .object([
-            "iid": .int(service.iid), "type": .string(service.type), "name": .string(service.name), "primary": .bool(service.isPrimary),
-            "linked": .array(service.linked.map(JSON.int)), "topic": topic(.service(home.id, reference)),
-            "characteristics": .array(service.characteristics.map { characteristicObject($0, accessory: accessory, home: home) }),
-        ])
-    }
-
-    private func characteristicObject(_ characteristic: Characteristic, accessory: Accessory, home: Home) -> JSON {
-        let reference = CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid)
-        var object: [String: JSON] = [
-            "iid": .int(characteristic.iid), "type": .string(characteristic.type), "uuid": .string(characteristic.uuid),
-            "format": .string(characteristic.format.rawValue), "perms": .array(characteristic.perms.map { .string($0.rawValue) }),
-            "topic": topic(.characteristic(home.id, reference)), "value": .value(characteristic.value),
-        ]
-        if characteristic.isMomentary { object["momentary"] = true }
-        if let unit = characteristic.unit { object["unit"] = .string(unit) }
-        if let minValue = characteristic.minValue { object["minValue"] = .double(minValue) }
-        if let maxValue = characteristic.maxValue { object["maxValue"] = .double(maxValue) }
-        if let minStep = characteristic.minStep { object["minStep"] = .double(minStep) }
-        if let maxLen = characteristic.maxLen { object["maxLen"] = .int(maxLen) }
-        if let validValues = characteristic.validValues { object["validValues"] = .array(validValues.map(JSON.double)) }
-        if let range = characteristic.validValuesRange { object["validValuesRange"] = .array(range.map(JSON.double)) }
-        if let description = characteristic.description { object["description"] = .string(description) }
-        return .object(object)
     }
 }
 
