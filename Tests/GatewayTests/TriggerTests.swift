@@ -20,7 +20,7 @@ struct TriggerTests {
     /// 80) and "Dim" (brightness 5).
     final class Harness: Sendable {
         let gateway: Gateway
-        let bus = TriggerTestBus()
+        let bus = MemoryBus()
         let clock = ManualClock()
         let wall: TriggerTestWallClock
         let simulator: Simulator
@@ -106,7 +106,7 @@ struct TriggerTests {
 
         /// Every `$events` message so far, decoded.
         func allEvents() throws -> [[String: Any]] {
-            try bus.sent.filter { $0.topic.string == "homegate/$events" }.map(Self.decode)
+            try bus.sent.value.filter { $0.topic.string == "homegate/$events" }.map(Self.decode)
         }
 
         static func decode(_ message: Message) throws -> [String: Any] {
@@ -129,7 +129,7 @@ struct TriggerTests {
         /// The retained value last published for the lamp's characteristic `type`.
         func publishedValue(_ type: String) -> String? {
             let topic = topic(type)
-            return bus.sent.last { $0.topic.string == topic && $0.retain }?.payloadString
+            return bus.sent.value.last { $0.topic.string == topic && $0.retain }?.payloadString
         }
     }
 
@@ -382,49 +382,4 @@ final class TriggerTestWallClock: Sendable {
     }
 }
 
-/// An in-memory ``MessageBus``: records what the gateway sends; receives nothing; never connects.
-final class TriggerTestBus: MessageBus {
-    private let recorded = Mutex<[Message]>([])
-    let messages: AsyncStream<Message>
-    private let messageSink: AsyncStream<Message>.Continuation
-    private let connections: AsyncStream<ConnectionEvent>
-    private let connectionSink: AsyncStream<ConnectionEvent>.Continuation
-
-    init() {
-        (messages, messageSink) = AsyncStream.makeStream(of: Message.self)
-        (connections, connectionSink) = AsyncStream.makeStream(of: ConnectionEvent.self)
-    }
-
-    deinit {
-        messageSink.finish()
-        connectionSink.finish()
-    }
-
-    var sent: [Message] { recorded.withLock { $0 } }
-
-    func send(_ message: Message) throws(ClientError) {
-        recorded.withLock { $0.append(message) }
-    }
-
-    nonisolated(nonsending) func subscribe(_ subscriptions: [Subscription]) async throws {}
-
-    func connectionEvents() -> AsyncStream<ConnectionEvent> {
-        connections
-    }
-
-    /// Waits (at most 10 s of real time, which only a failing test uses up) until `count` sent
-    /// messages satisfy `predicate`; returns them.
-    func waitFor(_ count: Int, where predicate: @escaping @Sendable (Message) -> Bool) async throws -> [Message] {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while true {
-            let matches = sent.filter(predicate)
-            if matches.count >= count { return matches }
-            guard ContinuousClock.now < deadline else {
-                Issue.record("waited 10 s for \(count) messages; have \(matches.count): \(sent.map(\.payloadString).suffix(10))")
-                throw CancellationError()
-            }
-            try await Task.sleep(for: .milliseconds(2))
-        }
-    }
-}
 

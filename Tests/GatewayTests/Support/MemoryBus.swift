@@ -1,0 +1,121 @@
+import Foundation
+@testable import Gateway
+import MQTT
+import Synchronization
+import TestSupport
+
+/// A broker in memory for one client, the engine: it keeps retained messages, honours the
+/// engine's subscriptions (No Local, Retain As Published), delivers what a test publishes as
+/// another client, and records everything the engine sends. Waiting is woken by each message,
+/// never by polling.
+final class MemoryBus: MessageBus {
+    let messages: AsyncStream<Message>
+    private let toEngine: AsyncStream<Message>.Continuation
+    private let connections: AsyncStream<ConnectionEvent>
+    private let connectionSink: AsyncStream<ConnectionEvent>.Continuation
+
+    private struct State {
+        var retained: [String: Message] = [:]
+        var subscriptions: [Subscription] = []
+    }
+
+    private let state = Mutex(State())
+    /// Everything the engine sent, in order.
+    let sent = Recorder<[Message]>([])
+    /// Whether the engine has subscribed.
+    let subscribed = Recorder<Bool>(false)
+
+    init() {
+        (messages, toEngine) = AsyncStream.makeStream(of: Message.self)
+        (connections, connectionSink) = AsyncStream.makeStream(of: ConnectionEvent.self)
+    }
+
+    deinit {
+        toEngine.finish()
+        connectionSink.finish()
+    }
+
+    // MARK: MessageBus (the engine's side)
+
+    func send(_ message: Message) throws(ClientError) {
+        store(message)
+        sent.update { $0.append(message) }
+        // The engine hears its own message only through a subscription without No Local ($sync/+).
+        let subscriptions = state.withLock { $0.subscriptions }
+        if subscriptions.contains(where: { !$0.noLocal && $0.filter.matches(message.topic) }) {
+            deliver(message, retained: false)
+        }
+    }
+
+    nonisolated(nonsending) func subscribe(_ subscriptions: [Subscription]) async throws {
+        state.withLock { $0.subscriptions += subscriptions }
+        self.subscribed.update { $0 = true }
+    }
+
+    func connectionEvents() -> AsyncStream<ConnectionEvent> {
+        connections
+    }
+
+    // MARK: The test's side
+
+    /// The engine connects: the retained messages its subscriptions match arrive, then the
+    /// connection is reported (as the MQTT client does it).
+    func connect() {
+        let (retained, subscriptions) = state.withLock { ($0.retained.values.sorted { $0.topic < $1.topic }, $0.subscriptions) }
+        for message in retained where subscriptions.contains(where: { $0.filter.matches(message.topic) }) {
+            deliver(message, retained: true)
+        }
+        connectionSink.yield(.connected(sessionPresent: false))
+    }
+
+    /// Another client publishes.
+    func publish(_ topic: String, _ payload: String, retain: Bool = false, responseTopic: String? = nil, correlationData: [UInt8]? = nil) throws {
+        var properties = Message.Properties()
+        properties.responseTopic = try responseTopic.map { try TopicName($0) }
+        properties.correlationData = correlationData
+        let message = Message(topic: try TopicName(topic), payload: Array(payload.utf8), retain: retain, properties: properties)
+        store(message)
+        let subscriptions = state.withLock { $0.subscriptions }
+        if let subscription = subscriptions.first(where: { $0.filter.matches(message.topic) }) {
+            deliver(message, retained: retain && subscription.retainAsPublished)
+        }
+    }
+
+    /// What the broker keeps retained: topic -> payload text.
+    var retained: [String: String] {
+        state.withLock { $0.retained.mapValues(\.payloadString) }
+    }
+
+    /// Waits until the engine has sent `count` messages satisfying `predicate`; returns them.
+    @discardableResult
+    func waitFor(_ count: Int = 1, timeout: Duration = .seconds(10), where predicate: @escaping @Sendable (Message) -> Bool) async throws -> [Message] {
+        try await sent.wait(timeout: timeout, for: "\(count) messages from the engine") { messages in
+            let matches = messages.filter(predicate)
+            return matches.count >= count ? matches : nil
+        }
+    }
+
+    /// Waits for the first message the engine sent on `topic` after the first `skipping`.
+    func next(on topic: String, after skipping: Int = 0, timeout: Duration = .seconds(10)) async throws -> Message {
+        try await waitFor(skipping + 1, timeout: timeout) { $0.topic.string == topic }[skipping]
+    }
+
+    /// How many messages the engine sent on `topic` so far.
+    func count(on topic: String) -> Int {
+        sent.value.filter { $0.topic.string == topic }.count
+    }
+
+    private func store(_ message: Message) {
+        guard message.retain else { return }
+        state.withLock { state in
+            if message.payload.isEmpty { state.retained[message.topic.string] = nil } else { state.retained[message.topic.string] = message }
+        }
+    }
+
+    private func deliver(_ message: Message, retained: Bool) {
+        var delivered = message
+        delivered.retain = retained
+        delivered.receivedAt = .now
+        toEngine.yield(delivered)
+    }
+}
