@@ -15,6 +15,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
         .package(url: "https://github.com/groue/GRDB.swift", exact: "7.10.0"),
         .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
     ],
     targets: [
         // libmosquitto (Debian: libmosquitto-dev). Only the MQTT module imports it.
@@ -77,6 +80,16 @@ let package = Package(
             dependencies: [
                 "MQTT", "HomeModel", "HomeStore", "Accessories", "Wire",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ]
+        ),
+        // The gateway's HTTP server (hummingbird): Prometheus metrics and /health.
+        .target(
+            name: "WebServer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // Embeds the HAP catalog file into HomeModel at build time.
@@ -106,6 +119,9 @@ let package = Package(
                 "HAP",
                 "HAPDriver",
                 "Wire",
+                "WebServer",
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -133,7 +149,10 @@ let package = Package(
         .testTarget(name: "HomeModelTests", dependencies: ["Wire", "HomeModel"]),
         .testTarget(name: "HomeStoreTests", dependencies: ["HomeStore", "HomeModel", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "AccessoriesTests", dependencies: ["Wire", "Accessories", "HomeModel", "TestSupport"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Wire", "Gateway", "HomeModel", "Accessories", "MQTT", "TestSupport"]),
+        .testTarget(name: "GatewayTests", dependencies: ["Wire", "Gateway", "HomeModel", "Accessories", "MQTT", "TestSupport",
+                                                        .product(name: "Prometheus", package: "swift-prometheus"),
+                                                        .product(name: "Metrics", package: "swift-metrics")]),
+        .testTarget(name: "WebServerTests", dependencies: ["WebServer", "TestSupport", .product(name: "Prometheus", package: "swift-prometheus")]),
         .testTarget(name: "EndToEndTests", dependencies: ["Wire", "homegate", "MQTT", "TestSupport", "HomeStore", "HomeModel"]),
     ],
     swiftLanguageModes: [.v6]

@@ -127,6 +127,7 @@ extension Gateway {
         guard let location = locations[id] else { return }
         guard homes[location.home].accessories[location.accessory].isReachable != reachable else { return }
         homes[location.home].accessories[location.accessory].isReachable = reachable
+        recordAccessoryCounts()
         let accessory = homes[location.home].accessories[location.accessory]
         let home = homes[location.home]
         publishReachability(of: accessory, home: home.id)

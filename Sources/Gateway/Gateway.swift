@@ -1,4 +1,5 @@
 import Accessories
+import CoreMetrics
 import Foundation
 import HomeModel
 import HomeStore
@@ -45,12 +46,15 @@ public actor Gateway {
         public var now: @Sendable () -> Date
         /// The calendar `day` and `week` recurrences count in; its time zone is the gateway's.
         public var calendar: Calendar
+        /// Where the engine's metrics go (``EngineMetrics``); the default records nothing.
+        public var metricsFactory: any MetricsFactory
 
         public init(baseTopic: TopicName, writeTimeout: Duration = .seconds(10), queueLimit: Int = 1000,
                     pollInterval: Duration = .seconds(30), layoutInterval: Duration = .seconds(1),
                     output: Output = .values, homeAssistantPrefix: String? = nil,
                     missedTriggerGrace: Duration = .seconds(300), clock: any Clock<Duration> = ContinuousClock(),
-                    now: @escaping @Sendable () -> Date = { Date() }, calendar: Calendar = TriggerSchedule.calendar(in: .current)) {
+                    now: @escaping @Sendable () -> Date = { Date() }, calendar: Calendar = TriggerSchedule.calendar(in: .current),
+                    metricsFactory: any MetricsFactory = NOOPMetricsHandler.instance) {
             self.baseTopic = baseTopic
             self.writeTimeout = writeTimeout
             self.queueLimit = queueLimit
@@ -62,6 +66,7 @@ public actor Gateway {
             self.clock = clock
             self.now = now
             self.calendar = calendar
+            self.metricsFactory = metricsFactory
         }
     }
 
@@ -122,8 +127,8 @@ public actor Gateway {
     var layoutChanged = false
     /// The gateway's own time per command (`$request/gateway/statistics`).
     var timings = CommandTimings()
-    /// Counters for the metrics endpoint.
-    var metrics = Metrics()
+    /// The engine's metrics.
+    let metrics: EngineMetrics
     /// Whether the broker connection is up (for the metrics and `/health`).
     var connected = false
     /// Wakes the trigger scheduler when the layout changed (`Gateway+Triggers.swift`).
@@ -147,6 +152,7 @@ public actor Gateway {
         self.configuration = configuration
         self.codec = InboundCodec(base: configuration.baseTopic.string, homeAssistantStatus: configuration.homeAssistantPrefix.map { "\($0)/status" })
         self.clock = EngineClock(configuration.clock)
+        self.metrics = EngineMetrics(factory: configuration.metricsFactory)
         self.machine = CommandMachine(configuration: .init(timeout: configuration.writeTimeout, queueLimit: configuration.queueLimit))
         self.bus = bus
         self.driver = driver
@@ -201,11 +207,14 @@ public actor Gateway {
             // The client makes the subscriptions again at every connect (the broker then sends
             // every retained message) before it reports the connection.
             guard case .connected = event else {
-                if case .disconnected = event { connected = false }
+                if case .disconnected = event {
+                    connected = false
+                    metrics.recordConnection(false, reconnect: false)
+                }
                 continue
             }
             connections += 1
-            if connections > 1 { metrics.recordReconnect() }
+            metrics.recordConnection(true, reconnect: connections > 1)
             connected = true
             executedRetainedCommands.removeAll()
             beginSync()
@@ -253,6 +262,18 @@ public actor Gateway {
     func reindex() {
         map = TopicMap(base: base, homes: homes)
         locations = Self.locations(of: homes)
+        recordAccessoryCounts()
+    }
+
+    /// The accessory gauges, from the tree.
+    func recordAccessoryCounts() {
+        var count = 0
+        var reachable = 0
+        for home in homes {
+            count += home.accessories.count
+            reachable += home.accessories.reduce(0) { $0 + ($1.isReachable ? 1 : 0) }
+        }
+        metrics.recordAccessories(count, reachable: reachable)
     }
 
     static func locations(of homes: [Home]) -> [AccessoryID: (home: Int, accessory: Int)] {

@@ -47,11 +47,22 @@ final class Connection: Sendable {
     }
 
     /// Sends `request` and waits for its response.
-    /// - Throws: ``HAPError`` if the connection is closed or closes, or `timeout` passes (the
-    ///   connection is then closed).
+    /// - Throws: ``HAPError`` if the connection is closed or closes, or `timeout` passes, or the
+    ///   task is cancelled (the connection is then closed: an answer that comes later could no
+    ///   longer be matched to its request).
     func send(_ request: HTTPRequest, timeout: Duration) async throws(HAPError) -> HTTPMessage {
+        if Task.isCancelled { throw HAPError(.connection, "the request to \(host):\(port) was cancelled") }
         let bytes = request.encoded(host: "\(host):\(port)")
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPMessage, HAPError>, Never>) in
+        let result = await withTaskCancellationHandler {
+            await exchange(bytes, timeout: timeout)
+        } onCancel: {
+            fail(HAPError(.connection, "a request to \(host):\(port) was cancelled; the connection is closed"))
+        }
+        return try result.get()
+    }
+
+    private func exchange(_ bytes: [UInt8], timeout: Duration) async -> Result<HTTPMessage, HAPError> {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPMessage, HAPError>, Never>) in
             let failure: HAPError? = state.withLock { state in
                 if let failure = state.failure { return failure }
                 state.pending.append(Pending(deadline: .now + timeout, continuation: continuation))
@@ -68,7 +79,6 @@ final class Connection: Sendable {
             }
             if let failure { continuation.resume(returning: .failure(failure)) }
         }
-        return try result.get()
     }
 
     /// From now on, frames are encrypted with `keys` in both directions.

@@ -27,6 +27,7 @@ final class DeviceLink: Sendable {
     }
 
     private let state = Mutex(State())
+    private let stopped = Signal()
 
     init(device: HAPDriver.Device, controller: ControllerIdentity, configuration: HAPDriver.Configuration, logger: Logger,
          emit: @escaping @Sendable (AccessoryEvent) -> Void) {
@@ -46,8 +47,24 @@ final class DeviceLink: Sendable {
         id.rawValue.hasPrefix(AccessoryMapping.idPrefix(deviceID: device.deviceID))
     }
 
-    /// Connects, serves, reconnects, until cancelled; on the way out the accessories go unreachable.
+    /// Ends ``run()``: the session closes, the accessories go unreachable.
+    func stop() {
+        stopped.fire()
+    }
+
+    /// Connects, serves, reconnects, until cancelled or stopped; on the way out the accessories
+    /// go unreachable.
     func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await self.connectAndServe() }
+            group.addTask { await self.stopped.wait() }
+            await group.next()
+            group.cancelAll()
+        }
+        disconnect()
+    }
+
+    private func connectAndServe() async {
         var policy = ReconnectPolicy(initial: configuration.reconnectDelay, maximum: configuration.maximumReconnectDelay)
         while !Task.isCancelled {
             do {
@@ -123,12 +140,16 @@ final class DeviceLink: Sendable {
 
     /// Forwards events and reads the keep-alive probe until the session drops; tells why.
     private func serve(_ client: Client) async -> HAPError {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await self.forwardEvents(of: client) }
-            group.addTask { await self.keepAlive(client) }
-            let reason = await client.closed()
-            group.cancelAll()
-            return reason
+        await withTaskCancellationHandler {
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.forwardEvents(of: client) }
+                group.addTask { await self.keepAlive(client) }
+                let reason = await client.closed()
+                group.cancelAll()
+                return reason
+            }
+        } onCancel: {
+            client.close() // the link is stopping: the session ends now
         }
     }
 
@@ -222,5 +243,44 @@ final class DeviceLink: Sendable {
     private static func driverError(_ error: HAPError) -> StatusError {
         if let status = error.status { return StatusError(status, error.message) }
         return StatusError(error.kind == .timeout ? .timedOut : .communicationFailure, error.message)
+    }
+}
+
+/// Fires once; everyone waiting, before or after, returns.
+final class Signal: Sendable {
+    private struct State {
+        var fired = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    func fire() {
+        let waiters = state.withLock { state in
+            state.fired = true
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Returns once fired, or when the task is cancelled.
+    func wait() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let now = state.withLock { state -> Bool in
+                    if state.fired || Task.isCancelled { return true }
+                    state.waiters.append(continuation)
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            let waiters = state.withLock { state in
+                defer { state.waiters.removeAll() }
+                return state.waiters
+            }
+            for waiter in waiters { waiter.resume() }
+        }
     }
 }

@@ -67,8 +67,6 @@ public final class HAPDriver: AccessoryDriver {
 
     private struct State {
         var links: [String: DeviceLink] = [:]
-        var tasks: [String: Task<Void, Never>] = [:]
-        var running = false
     }
 
     private let controller: ControllerIdentity
@@ -77,16 +75,21 @@ public final class HAPDriver: AccessoryDriver {
     private let state = Mutex(State())
     public let events: AsyncStream<AccessoryEvent>
     private let continuation: AsyncStream<AccessoryEvent>.Continuation
+    /// Links to start in ``run()``'s task group (new pairings, a changed address).
+    private let starts: AsyncStream<DeviceLink>
+    private let startContinuation: AsyncStream<DeviceLink>.Continuation
 
     public init(controller: ControllerIdentity, devices: [Device], configuration: Configuration = Configuration(), logger: Logger) {
         self.controller = controller
         self.configuration = configuration
         self.logger = logger
         (events, continuation) = AsyncStream.makeStream()
+        (starts, startContinuation) = AsyncStream.makeStream()
         let links = devices.map(makeLink)
         state.withLock { state in
             state.links = Dictionary(links.map { ($0.device.deviceID, $0) }, uniquingKeysWith: { first, _ in first })
         }
+        for link in links { startContinuation.yield(link) }
     }
 
     private func makeLink(_ device: Device) -> DeviceLink {
@@ -95,29 +98,15 @@ public final class HAPDriver: AccessoryDriver {
         }
     }
 
-    /// Keeps a session with every device until cancelled.
+    /// Keeps a session with every device until cancelled: each device's link is a child task of
+    /// one task group; links started later (``replaceDevices(_:)``) join it.
     public func run() async {
-        let links = state.withLock { state in
-            state.running = true
-            return Array(state.links.values)
+        await withDiscardingTaskGroup { group in
+            for await link in starts {
+                group.addTask { await link.run() }
+            }
+            group.cancelAll()
         }
-        for link in links { start(link) }
-        while (try? await Task.sleep(for: .seconds(3600))) != nil {}
-        stopAll()
-    }
-
-    private func start(_ link: DeviceLink) {
-        let task = Task { await link.run() }
-        state.withLock { $0.tasks[link.device.deviceID] = task }
-    }
-
-    private func stopAll() {
-        let tasks = state.withLock { state in
-            state.running = false
-            defer { state.tasks.removeAll() }
-            return Array(state.tasks.values)
-        }
-        for task in tasks { task.cancel() }
         continuation.finish()
     }
 
@@ -126,10 +115,10 @@ public final class HAPDriver: AccessoryDriver {
     /// changed ones (a new address) are reconnected.
     public func replaceDevices(_ devices: [Device]) {
         let wanted = Dictionary(devices.map { ($0.deviceID, $0) }, uniquingKeysWith: { first, _ in first })
-        let (removed, added, running) = state.withLock { state in
-            var removed: [(DeviceLink, Task<Void, Never>?)] = []
+        let (removed, added) = state.withLock { state in
+            var removed: [DeviceLink] = []
             for (id, link) in state.links where wanted[id] != link.device {
-                removed.append((link, state.tasks.removeValue(forKey: id)))
+                removed.append(link)
                 state.links[id] = nil
             }
             var added: [DeviceLink] = []
@@ -138,17 +127,17 @@ public final class HAPDriver: AccessoryDriver {
                 state.links[id] = link
                 added.append(link)
             }
-            return (removed, added, state.running)
+            return (removed, added)
         }
-        for (link, task) in removed {
-            task?.cancel()
+        for link in removed {
+            link.stop()
             if wanted[link.device.deviceID] == nil {
                 let ids = link.accessories.map(\.id)
                 logger.info("\(link.device.name) (\(link.device.deviceID)) is no longer paired: \(ids.count) accessories leave the home")
                 if !ids.isEmpty { continuation.yield(.removed(ids)) }
             }
         }
-        if running { for link in added { start(link) } }
+        for link in added { startContinuation.yield(link) }
     }
 
     /// The devices' accessories, after waiting (at most ``Configuration/startupWait``) for each

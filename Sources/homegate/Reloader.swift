@@ -3,7 +3,9 @@ import HAPDriver
 import HomeGateConfig
 import HomeModel
 import HomeStore
+import Gateway
 import Logging
+import UnixSignals
 
 /// The layout from the configuration file and the store, at start and on SIGHUP (see
 /// ``LayoutMerge`` for the rule).
@@ -12,6 +14,18 @@ struct Reloader: Sendable {
     let overrides: ConfigFile.Overrides
     let store: HomeStore
     let logger: Logger
+
+    /// Reloads the configuration file and the pairings at every SIGHUP, until cancelled.
+    func reloadOnHangUp(engine: Gateway, hapDriver: HAPDriver) async {
+        for await _ in await UnixSignalsSequence(trapping: .sighup) {
+            logger.info("SIGHUP: reloading the configuration")
+            guard let (homes, configured) = reload() else { continue }
+            let leftOut = await engine.reload(homes: homes)
+            recordApplied(configured, leavingOut: leftOut)
+            // New pairings connect (their accessories join when they answer); removed ones leave.
+            if let pairings = pairedDevices() { hapDriver.replaceDevices(pairings) }
+        }
+    }
 
     /// The layout to start with (the configuration's homes merged with the store's), and the
     /// layout the store holds.

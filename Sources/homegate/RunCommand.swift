@@ -9,7 +9,10 @@ import HomeModel
 import HomeStore
 import Logging
 import MQTT
+import Metrics
+import Prometheus
 import ServiceLifecycle
+import WebServer
 
 /// `homegate run`: connects to the broker and serves until SIGINT or SIGTERM.
 struct RunCommand: AsyncParsableCommand {
@@ -47,7 +50,7 @@ struct RunCommand: AsyncParsableCommand {
         var file = try loadConfiguration()
         let logger = LogSetup.bootstrap(level: file.logLevel)
         try prepareDataDirectory(file.dataDirectory, logger: logger)
-        file.mqtt.will = GatewayService.offlineMessage(baseTopic: file.baseTopic)
+        file.mqtt.will = MQTTService.offlineMessage(baseTopic: file.baseTopic)
         let client: MQTT.Client
         do {
             client = try MQTT.Client(configuration: file.mqtt, logger: logger)
@@ -55,16 +58,11 @@ struct RunCommand: AsyncParsableCommand {
             printError("mqtt: \(error.message)")
             throw HomeGateExit.configuration
         }
-        // The metrics endpoint binds first: a port in use stops the start before anything is stored.
-        let engineReference = EngineReference()
-        var metricsServer: MetricsServer?
+        // The HTTP port is checked before anything is stored: a port in use stops the start
+        // without recording the configuration as applied.
         if let settings = file.metrics {
             do {
-                metricsServer = try MetricsServer(host: settings.host, port: settings.port) { path in
-                    await MetricsEndpoint.respond(to: path, engine: engineReference.engine)
-                }
-                let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
-                logger.info("metrics on http://\(host):\(settings.port)/metrics, health on /health")
+                try PortProbe.checkFree(host: settings.host, port: settings.port)
             } catch {
                 printError("metrics: \(error)")
                 throw HomeGateExit.configuration
@@ -94,30 +92,43 @@ struct RunCommand: AsyncParsableCommand {
             throw HomeGateExit.configuration
         }
         let drivers = DriverSet([simulator, hapDriver])
-        let output: Gateway.Output = switch file.engine.output {
-        case .values: .values
-        case .json: .json
-        case .both: .both
-        }
+        let registry = PrometheusCollectorRegistry()
+        var metricsFactory = PrometheusMetricsFactory(registry: registry)
+        metricsFactory.durationHistogramBuckets[Gateway.acknowledgementHistogram.name] = Gateway.acknowledgementHistogram.buckets
         let engine = Gateway(
             configuration: Gateway.Configuration(baseTopic: file.baseTopic, writeTimeout: file.engine.writeTimeout,
                                                  queueLimit: file.engine.queueLimit, pollInterval: file.engine.pollInterval,
-                                                 output: output, homeAssistantPrefix: file.homeAssistant.enabled ? file.homeAssistant.prefix : nil,
-                                                 missedTriggerGrace: file.engine.missedTriggerGrace),
+                                                 output: file.engine.output.engineOutput,
+                                                 homeAssistantPrefix: file.homeAssistant.enabled ? file.homeAssistant.prefix : nil,
+                                                 missedTriggerGrace: file.engine.missedTriggerGrace, metricsFactory: metricsFactory),
             bus: client, driver: drivers, simulator: simulator,
-            pairing: GatewayPairing(store: store, controller: controller, driver: hapDriver, logger: logger), store: store, homes: homes, storedHomes: storedHomes, logger: logger
+            pairing: GatewayPairing(store: store, controller: controller, driver: hapDriver, logger: logger), store: store, homes: homes,
+            storedHomes: storedHomes, logger: logger
         )
-        engineReference.set(engine)
-        let service = GatewayService(client: client, engine: engine, simulator: simulator, hapDriver: hapDriver, drivers: drivers,
-                                     baseTopic: file.baseTopic, reloader: reloader,
-                                     metricsServer: metricsServer, logger: logger)
-        let group = ServiceGroup(
-            services: [service],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger
-        )
+        // In the order they start; a graceful shutdown stops them in the reverse order, so the
+        // broker connection goes last and publishes `offline` after everything else stopped.
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: MQTTService(client: client, baseTopic: file.baseTopic, logger: logger)),
+            .init(service: PartService("simulator", logger: logger) { try await simulator.run() }),
+            .init(service: PartService("HAP devices", logger: logger) { await hapDriver.run() }),
+            .init(service: PartService("device events", logger: logger) { await drivers.run() }),
+            .init(service: PartService("engine", logger: logger) { try await engine.run() }),
+        ]
+        if let settings = file.metrics {
+            let endpoints = WebServer.Endpoints(metrics: { registry.emitToBuffer() }, health: { await engine.isConnectedToBroker })
+            let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
+            services.append(.init(service: WebServer(configuration: .init(host: settings.host, port: settings.port), endpoints: endpoints,
+                                                     logger: logger) { port in
+                logger.info("metrics on http://\(host):\(port)/metrics, health on /health")
+            }))
+        }
+        services.append(.init(service: PartService("configuration reloader", logger: logger) {
+            await reloader.reloadOnHangUp(engine: engine, hapDriver: hapDriver)
+        }))
+        var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
+        configuration.maximumGracefulShutdownDuration = .seconds(15)
         do {
-            try await group.run()
+            try await ServiceGroup(configuration: configuration).run()
         } catch let error as ClientError where error.isConnectionRefusal {
             printError(error.description)
             throw error.isAuthenticationFailure ? HomeGateExit.notAuthorized : HomeGateExit.refused

@@ -31,7 +31,7 @@ extension Gateway {
 
     /// A set or a get arrived.
     func handle(_ command: Inbound.Command, from message: Message) {
-        metrics.recordCommand(kind: command.verb.rawValue)
+        metrics.recordCommand(command.verb)
         let reply = Reply(to: message, id: command.body.id)
         do {
             let item = try item(for: command)

@@ -81,7 +81,7 @@ extension Gateway {
         }
         let duration = reply.received.duration(to: .now)
         timings.record(duration)
-        metrics.recordAcknowledgement(status: status.rawValue, seconds: Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+        metrics.recordAcknowledgement(status, after: duration)
     }
 
     /// A failed command's acknowledgement: `{"ok": false, "status", "error", "message"}`.

@@ -26,6 +26,7 @@ extension Gateway {
     func publishLayoutWhenChanged() async throws {
         while true {
             try await Task.sleep(for: configuration.layoutInterval)
+            metrics.recordQueueDepth(machine.waitingCount)
             guard layoutChanged, sync == nil else { continue }
             layoutChanged = false
             let messages = LayoutDocument(base: base, map: map).messages(for: homes)
@@ -272,13 +273,6 @@ struct HomeIndex {
 }
 
 extension Gateway {
-    /// The metrics in Prometheus' text format.
-    public func metricsText() -> String {
-        let accessories = homes.flatMap(\.accessories)
-        return metrics.exposition(reachable: accessories.filter(\.isReachable).count, accessories: accessories.count,
-                                  queueDepth: machine.waitingCount, connected: connected)
-    }
-
     /// Whether the broker connection is up.
     public var isConnectedToBroker: Bool { connected }
 }

@@ -1,44 +1,20 @@
-import Accessories
-import Foundation
-import Gateway
-import HAPDriver
-import HomeGateConfig
-import HomeModel
-import HomeStore
 import Logging
 import MQTT
 import ServiceLifecycle
-import Synchronization
-import UnixSignals
 
-/// The running gateway: the broker connection, the engine, the simulator, and the gateway's
-/// state.
-///
-/// `<base>/$state` is `online` (retained) after every connect; the broker's Last Will sets it to
-/// `offline` if the gateway dies, and a graceful shutdown (SIGINT, SIGTERM) publishes `offline`
-/// itself before disconnecting cleanly. SIGHUP reloads the configuration file and the pairings.
-struct GatewayService: ServiceLifecycle.Service {
+/// The broker connection as a service: connects and reconnects (``MQTT/Client/run()``), publishes
+/// `<base>/$state` = `online` after every connect, and on graceful shutdown, which reaches it last,
+/// publishes `offline` itself and disconnects cleanly. A broker that refuses the gateway for good
+/// ends it with the client's error.
+struct MQTTService: Service {
     let client: MQTT.Client
-    let engine: Gateway
-    let simulator: Simulator
-    let hapDriver: HAPDriver
-    let drivers: DriverSet
     let baseTopic: TopicName
-    let reloader: Reloader
-    let metricsServer: MetricsServer?
     let logger: Logger
     private let announcer: OnlineAnnouncer
 
-    init(client: MQTT.Client, engine: Gateway, simulator: Simulator, hapDriver: HAPDriver, drivers: DriverSet, baseTopic: TopicName,
-         reloader: Reloader, metricsServer: MetricsServer?, logger: Logger) {
+    init(client: MQTT.Client, baseTopic: TopicName, logger: Logger) {
         self.client = client
-        self.engine = engine
-        self.simulator = simulator
-        self.hapDriver = hapDriver
-        self.drivers = drivers
         self.baseTopic = baseTopic
-        self.reloader = reloader
-        self.metricsServer = metricsServer
         self.logger = logger
         self.announcer = OnlineAnnouncer(client: client, topic: Self.stateTopic(baseTopic), logger: logger)
     }
@@ -59,30 +35,12 @@ struct GatewayService: ServiceLifecycle.Service {
     func run() async throws {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await announceOnlineAfterEveryConnect() }
-            group.addTask { try await engine.run() }
-            group.addTask { try? await simulator.run() }
-            group.addTask { await hapDriver.run() }
-            group.addTask { await drivers.run() }
-            group.addTask { await reloadOnHangUp() }
-            if let metricsServer {
-                group.addTask {
-                    do {
-                        try await metricsServer.run()
-                    } catch {
-                        logger.error("the metrics endpoint stopped: \(error)")
-                    }
-                }
-            }
             group.addTask {
-                do {
-                    try await gracefulShutdown()
-                } catch {
-                    return // cancelled: the client has stopped already
-                }
+                // Returns at graceful shutdown: then the clean stop; cancelled: the client is gone already.
+                guard (try? await gracefulShutdown()) != nil else { return }
                 await stopCleanly()
             }
             // Returns after stopCleanly() disconnected; throws if the broker refuses us for good.
-            // Either way everything above is done with or cancelled.
             defer { group.cancelAll() }
             try await client.run()
         }
@@ -92,17 +50,6 @@ struct GatewayService: ServiceLifecycle.Service {
         for await event in client.connectionEvents() {
             guard case .connected = event else { continue }
             await announcer.announceOnline()
-        }
-    }
-
-    private func reloadOnHangUp() async {
-        for await _ in await UnixSignalsSequence(trapping: .sighup) {
-            logger.info("SIGHUP: reloading the configuration")
-            guard let (homes, configured) = reloader.reload() else { continue }
-            let leftOut = await engine.reload(homes: homes)
-            reloader.recordApplied(configured, leavingOut: leftOut)
-            // New pairings connect (their accessories join when they answer); removed ones leave.
-            if let pairings = reloader.pairedDevices() { hapDriver.replaceDevices(pairings) }
         }
     }
 
@@ -163,34 +110,5 @@ actor OnlineAnnouncer {
 
     func stopAnnouncing() {
         stopping = true
-    }
-}
-
-/// What the metrics endpoint answers: `/metrics` (Prometheus text), `/health` (200 while the
-/// broker connection is up, else 503).
-enum MetricsEndpoint {
-    static func respond(to path: String, engine: Gateway?) async -> (status: Int, contentType: String, body: String) {
-        guard let engine else { return (503, "text/plain; charset=utf-8", "starting\n") }
-        switch path {
-        case "/metrics":
-            return (200, "text/plain; version=0.0.4; charset=utf-8", await engine.metricsText())
-        case "/health":
-            return await engine.isConnectedToBroker
-                ? (200, "text/plain; charset=utf-8", "ok\n")
-                : (503, "text/plain; charset=utf-8", "not connected to the broker\n")
-        default:
-            return (404, "text/plain; charset=utf-8", "not found; try /metrics or /health\n")
-        }
-    }
-}
-
-/// The engine, once it exists (the metrics endpoint is opened before it).
-final class EngineReference: Sendable {
-    private let stored = Mutex<Gateway?>(nil)
-
-    var engine: Gateway? { stored.withLock { $0 } }
-
-    func set(_ engine: Gateway) {
-        stored.withLock { $0 = engine }
     }
 }

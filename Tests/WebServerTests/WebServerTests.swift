@@ -1,0 +1,53 @@
+import Foundation
+import Logging
+import Synchronization
+import Testing
+import TestSupport
+import WebServer
+
+/// The HTTP server on a real socket: what each endpoint answers, with curl as the client.
+@Suite("WebServer")
+struct WebServerTests {
+    /// Runs a server on a free port with `endpoints`, runs `body` with its port, stops it.
+    static func withServer(_ endpoints: WebServer.Endpoints, _ body: (Int) async throws -> Void) async throws {
+        let listening = Recorder<Int?>(nil)
+        let server = WebServer(configuration: .init(host: "127.0.0.1", port: 0), endpoints: endpoints, logger: TestLogger.make("web")) { port in
+            listening.update { $0 = port }
+        }
+        let task = Task { try await server.run() }
+        let port = try await listening.wait(timeout: .seconds(10), for: "the server to listen") { $0 }
+        do {
+            try await body(port)
+        } catch {
+            task.cancel()
+            throw error
+        }
+        task.cancel()
+        _ = await task.result
+    }
+
+    /// `curl -s -i` of `path`: status line, headers and body as one text.
+    static func get(_ port: Int, _ path: String) async throws -> String {
+        let curl = try Executable.locate("curl", install: "apt-get install curl")
+        let process = try ChildProcess(curl, ["-s", "-i", "http://127.0.0.1:\(port)\(path)"])
+        #expect(try await process.waitForExit() == 0)
+        return process.output.value
+    }
+
+    @Test("/metrics answers the exposition with Prometheus's content type; /health 200 or 503 as the gateway is")
+    func endpoints() async throws {
+        let healthy = Mutex(true)
+        let endpoints = WebServer.Endpoints(metrics: { Array("homegate_up 1\n".utf8) }, health: { healthy.withLock { $0 } })
+        try await Self.withServer(endpoints) { port in
+            let metrics = try await Self.get(port, "/metrics")
+            #expect(metrics.hasPrefix("HTTP/1.1 200"), "\(metrics)")
+            #expect(metrics.lowercased().contains("content-type: text/plain; version=0.0.4; charset=utf-8"))
+            #expect(metrics.hasSuffix("\r\n\r\nhomegate_up 1\n"))
+            #expect(try await Self.get(port, "/health").hasSuffix("\r\n\r\nok\n"))
+            healthy.withLock { $0 = false }
+            let unhealthy = try await Self.get(port, "/health")
+            #expect(unhealthy.hasPrefix("HTTP/1.1 503") && unhealthy.hasSuffix("not connected to the broker\n"), "\(unhealthy)")
+            #expect(try await Self.get(port, "/nothing").hasPrefix("HTTP/1.1 404"))
+        }
+    }
+}
