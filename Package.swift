@@ -132,13 +132,19 @@ let package = Package(
         // gateway's own time per set, fan-out, and homes of growing size.
         .executableTarget(
             name: "homegate-bench",
-            dependencies: ["MQTT", "HAP", "TestSupport"],
+            dependencies: ["MQTT", "HAP", "Harness"],
             path: "Sources/homegate-bench"
         ),
-        // Test fixtures: a real Mosquitto on a free port, the homegate binary as a subprocess.
+        // What the benchmarks and the tests launch and drive: a real Mosquitto on a free port, the
+        // homegate binary, HAP-python peers, child processes, a recording MQTT client.
+        .target(
+            name: "Harness",
+            dependencies: ["MQTT", .product(name: "Logging", package: "swift-log")]
+        ),
+        // Test fixtures on top of the harness: the gateway with a watcher, the layout joined, clocks.
         .target(
             name: "TestSupport",
-            dependencies: ["MQTT"],
+            dependencies: ["MQTT", "Harness"],
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "WireTests", dependencies: ["Wire"]),

@@ -1,6 +1,6 @@
 import Foundation
 import MQTT
-import TestSupport
+import Harness
 
 /// `homegate-bench`: measures HomeGate against a baseline taken in the same run, and writes the
 /// figures (JSON and a Markdown table) into BENCHMARKS.md. See `scripts/bench`.

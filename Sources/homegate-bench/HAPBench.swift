@@ -1,6 +1,6 @@
 import Foundation
 import HAP
-import TestSupport
+import Harness
 
 /// The HAP section: our controller and aiohomekit 4.0.1 (Home Assistant's) against the same
 /// HAP-python 5.0.0 peer, in the same run: pair-setup, connect + pair-verify, read and write

@@ -140,8 +140,8 @@ public enum Executable {
 /// The package's root folder (where Package.swift is).
 public enum PackageRoot {
     public static let url = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent() // TestSupport
-        .deletingLastPathComponent() // Tests
+        .deletingLastPathComponent() // Harness
+        .deletingLastPathComponent() // Sources
         .deletingLastPathComponent()
 }
 
