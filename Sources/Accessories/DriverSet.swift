@@ -62,7 +62,7 @@ public final class DriverSet: AccessoryDriver {
     public func write(_ values: [(CharacteristicReference, Value)]) async -> [CharacteristicReference: Result<Void, StatusError>] {
         guard let first = values.first else { return [:] }
         do {
-            return await try driver(for: first.0.accessoryID).write(values)
+            return try await driver(for: first.0.accessoryID).write(values)
         } catch {
             return Dictionary(values.map { ($0.0, .failure(error)) }, uniquingKeysWith: { first, _ in first })
         }

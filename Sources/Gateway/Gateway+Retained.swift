@@ -1,4 +1,5 @@
 import Foundation
+import HomeStore
 import HomeModel
 import MQTT
 import Wire
@@ -26,9 +27,11 @@ extension Gateway {
         guard sync != nil else { return }
         sync = nil
         executedRetainedCommands.removeAll()
+        let started = ContinuousClock.now
         let seen = seenRetained
         seenRetained.removeAll()
         let desired = desiredRetained()
+        logger.debug("synchronising: \(desired.count) retained topics built in \(started.duration(to: .now)), \(Self.residentMemory)")
         var published = 0
         for (topic, payload) in desired where seen[topic] != payload {
             send(topic, payload, retain: true)
@@ -40,8 +43,16 @@ extension Gateway {
             .subtracting(desired.keys)
         for topic in stale { send(topic, [], retain: true) }
         retained = desired
+        layoutChanged = false // `$layout` was just asserted with the rest
         updateLedger(adding: Set(desired.keys), removing: stale)
         logger.info("synchronised with the broker: \(desired.count) retained topics, \(published) published, \(stale.count) stale cleared")
+        logger.debug("synchronising: handed to the broker after \(started.duration(to: .now)), \(Self.residentMemory)")
+        if !hasSynchronised {
+            hasSynchronised = true
+            for (what, write) in afterFirstSync { storeWriter.write(what, write) }
+            afterFirstSync.removeAll()
+            Memory.returnFreedMemory()
+        }
     }
 
     /// Everything the gateway asserts, retained: `$layout` in its parts, and per accessory `$meta`,
@@ -162,11 +173,34 @@ extension Gateway {
         guard !new.isEmpty || !gone.isEmpty else { return }
         ledger.formUnion(new)
         ledger.subtract(gone)
-        do {
-            if !new.isEmpty { try store?.recordRetained(new) }
-            if !gone.isEmpty { try store?.forgetRetained(gone) }
-        } catch {
-            logger.error("could not update the ledger of retained topics: \(error)")
-        }
+        if !new.isEmpty { storeWriter.write("record retained topics in the ledger") { store throws(StoreError) in try store.recordRetained(new) } }
+        if !gone.isEmpty { storeWriter.write("forget cleared topics in the ledger") { store throws(StoreError) in try store.forgetRetained(gone) } }
     }
 }
+
+extension Gateway {
+    /// The process's resident memory, for the debug log of a start-up.
+    public static var residentMemory: String {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }) else { return "resident memory unknown" }
+        return "resident \(line.dropFirst("VmRSS:".count).trimmingCharacters(in: .whitespaces))"
+    }
+}
+
+/// The C library's memory, as the start of a big home leaves it.
+enum Memory {
+    /// glibc keeps memory freed by the start (the configuration's parse tree, the first payloads)
+    /// in its arenas; `malloc_trim` hands it back to the system, so the resident size is what the
+    /// gateway really holds.
+    static func returnFreedMemory() {
+        #if os(Linux)
+        _ = malloc_trim(0)
+        #endif
+    }
+}
+
+#if os(Linux)
+/// glibc's `malloc_trim(3)` (declared in `<malloc.h>`, which Swift's Glibc module leaves out).
+@_silgen_name("malloc_trim")
+private func malloc_trim(_ pad: Int) -> Int32
+#endif

@@ -131,6 +131,7 @@ extension Gateway {
     /// Runs the trigger's action sets together, then announces `trigger-fired` with each one's
     /// results.
     private func fire(_ trigger: TimerTrigger, inHome homeID: HomeID, _ fire: TriggerSchedule.Fire) async {
+        await storeWriter.flush() // the fire is stored before its action sets run: never repeated
         let homeName = homes.first { $0.id == homeID }?.name ?? homeID.rawValue
         logger.info("""
             trigger "\(trigger.name)" in "\(homeName)" fires for \(Self.iso(fire.occurrence))\

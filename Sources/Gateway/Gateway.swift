@@ -94,6 +94,11 @@ public actor Gateway {
     /// Pairing with HomeKit devices for `$request/accessory/pair` and `unpair`; nil: not offered.
     let pairing: (any PairingService)?
     let store: HomeStore?
+    /// The engine's writes to the store, in order, beside the message loop.
+    let storeWriter: StoreWriter
+    /// Writes asked for by the caller, done once the first synchronisation was handed to the broker.
+    var afterFirstSync: [(String, @Sendable (HomeStore) throws(StoreError) -> Void)] = []
+    var hasSynchronised = false
     let logger: Logger
     let base: String
 
@@ -158,10 +163,12 @@ public actor Gateway {
         self.driver = driver
         self.simulator = simulator
         self.store = store
+        self.storeWriter = StoreWriter(store: store, logger: logger)
         self.logger = logger
         self.base = configuration.baseTopic.string
         self.homes = homes
-        self.map = TopicMap(base: configuration.baseTopic.string, homes: homes)
+        // The topics are laid out once the devices' structure is known (``adoptDeviceStructure()``).
+        self.map = TopicMap(base: configuration.baseTopic.string, homes: [])
         self.ledger = (try? store?.retainedTopics()) ?? []
         self.locations = Self.locations(of: homes)
     }
@@ -170,9 +177,13 @@ public actor Gateway {
     /// deadlines, polling, the layout publisher and the trigger scheduler, with the device work
     /// they start, all in one task group.
     public func run() async throws {
+        let started = ContinuousClock.now
         try await adoptDeviceStructure()
+        logger.debug("devices' structure adopted in \(started.duration(to: .now)), \(Self.residentMemory)")
         try await bus.subscribe(subscriptions)
+        defer { storeWriter.drain() } // what was asked to be stored is stored, even on the way out
         try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await self.storeWriter.run() }
             group.addTask { await self.work.run() }
             group.addTask { await self.followConnection() }
             group.addTask { await self.followMessages() }
@@ -183,6 +194,16 @@ public actor Gateway {
             group.addTask { try await self.runTriggers() }
             defer { group.cancelAll() }
             try await group.next()
+        }
+    }
+
+    /// Writes `write` to the store once the first synchronisation was handed to the broker (the
+    /// configuration as applied, say: needed by the next start, not by this one's publishing).
+    public func storeAfterFirstSync(_ what: String, _ write: @escaping @Sendable (HomeStore) throws(StoreError) -> Void) {
+        if hasSynchronised {
+            storeWriter.write(what, write)
+        } else {
+            afterFirstSync.append((what, write))
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import HomeModel
 import Yams
 
 /// A node of the YAML configuration with its key path, so every error can say where it is.
@@ -22,7 +23,9 @@ public struct ConfigNode {
     public static func parse(_ text: String, file: String) throws(ConfigError) -> ConfigNode {
         let root: Node?
         do {
-            root = try Yams.compose(yaml: text)
+            // Scalars stay text (the basic resolver): every value is read by its key's own rules
+            // below, and YAML's regular-expression tagging was most of the parse of a big home.
+            root = try Yams.compose(yaml: text, .basic)
         } catch let error as YamlError {
             throw ConfigError(file: file, line: Self.line(of: error), keyPath: "", problem: "not valid YAML: \(Self.problem(of: error))")
         } catch {
@@ -69,17 +72,20 @@ public struct ConfigNode {
     /// The node as text; numbers and booleans written without quotes are accepted as their text.
     public func string() throws(ConfigError) -> String {
         guard case .scalar(let scalar) = node else { throw error("expected a text value, got \(kind)") }
-        if scalar.style == .plain && node.null != nil {
+        if scalar.style == .plain && Self.nullSpellings.contains(scalar.string) {
             let hint = scalar.string.isEmpty ? "" : " (\"\(scalar.string)\" means null in YAML; quote it to mean the text)"
             throw error("expected a text value, got nothing\(hint)")
         }
         return scalar.string
     }
 
+    /// YAML's plain null (the core schema).
+    static let nullSpellings: Set<String> = ["", "~", "null", "Null", "NULL"]
+
     /// Text that must not be empty.
     public func nonEmptyString() throws(ConfigError) -> String {
         let text = try string()
-        if text.trimmingCharacters(in: .whitespaces).isEmpty { throw error("must not be empty") }
+        if text.trimmedOfWhitespace.isEmpty { throw error("must not be empty") }
         return text
     }
 

@@ -9,7 +9,7 @@ extension Value {
     /// also `on`/`off`, `true`/`false`, `1`/`0` in any case; for strings also the raw text; for
     /// `data` and `tlv8` base64, quoted or not.
     public static func parse(payload: String, format: Format, name: String) throws(StatusError) -> Value {
-        let text = payload.trimmingCharacters(in: .whitespacesAndNewlines)
+        let text = payload.trimmedOfWhitespace
         switch format {
         case .string:
             if text.hasPrefix("\""), let decoded = jsonString(text) { return .string(decoded) }
@@ -176,5 +176,17 @@ extension Characteristic {
         if let range = validValuesRange, range.count == 2, !(range[0]...range[1]).contains(number) {
             throw StatusError(.invalidValue, "\(name) must be within \(Value.format(range[0]))...\(Value.format(range[1])), got \(shown)")
         }
+    }
+}
+
+extension String {
+    /// The text without the spaces, tabs and line breaks around it (every Unicode white space).
+    /// Plain Swift: Foundation's trimming bridges to NSString, a fifth of reading a big
+    /// configuration.
+    public var trimmedOfWhitespace: String {
+        guard let first = unicodeScalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
+        let last = unicodeScalars.lastIndex(where: { !$0.properties.isWhitespace }) ?? first
+        if first == unicodeScalars.startIndex, last == unicodeScalars.index(before: unicodeScalars.endIndex) { return self }
+        return String(unicodeScalars[first...last])
     }
 }

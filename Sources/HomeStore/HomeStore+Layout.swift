@@ -23,16 +23,70 @@ extension HomeStore {
     /// dates are kept as seconds since 1970 in a double: exact to well under a microsecond.
     public func saveHomes(_ homes: [Home]) throws(StoreError) {
         let operation = "save the layout"
-        let layout: Layout
-        do {
-            layout = try Layout(homes: homes, json: JSONColumn())
-        } catch {
-            throw StoreError.wrapping(error, as: .write, path: path, operation: operation)
-        }
+        let layout = Layout(homes: homes, json: JSONColumn())
         try write(operation) { db in
             try Layout.deleteAll(db)
             try layout.insert(db)
             try Self.setSetting(SettingKey.layoutSaved, to: Data(), in: db)
+        }
+    }
+
+    /// Stores `homes` where the store holds `previous` (as this process saved or loaded it),
+    /// writing only what changed, in one transaction: a home's own row, its small tables (rooms,
+    /// zones, groups, action sets, triggers) when they changed, and each accessory whose row
+    /// changed. Without `previous`, the whole layout is written (``saveHomes(_:)``).
+    public func saveHomes(_ homes: [Home], previous: [Home]?) throws(StoreError) {
+        guard let previous else { return try saveHomes(homes) }
+        let operation = "save the layout"
+        let json = JSONColumn()
+        let old = Dictionary(previous.enumerated().map { ($1.id, (position: $0, home: $1)) }, uniquingKeysWith: { first, _ in first })
+        let kept = Set(homes.map(\.id))
+        try write(operation) { db in
+            for (_, entry) in old where !kept.contains(entry.home.id) {
+                _ = try HomeRecord.deleteOne(db, key: entry.home.id.rawValue) // everything in it goes too
+            }
+            for (position, home) in homes.enumerated() {
+                guard let before = old[home.id] else {
+                    var rows = Layout()
+                    rows.append(home, at: position, json: json)
+                    try rows.insert(db)
+                    continue
+                }
+                try Self.update(home, at: position, from: before.home, wasAt: before.position, json: json, in: db)
+            }
+            try Self.setSetting(SettingKey.layoutSaved, to: Data(), in: db)
+        }
+    }
+
+    /// One home's changes since `before`.
+    private static func update(_ home: Home, at position: Int, from before: Home, wasAt oldPosition: Int, json: JSONColumn, in db: Database) throws {
+        guard home != before || position != oldPosition else { return }
+        let homeID = home.id.rawValue
+        var rows = Layout()
+        rows.append(home, at: position, json: json, withAccessories: false)
+        if home.name != before.name || home.isPrimary != before.isPrimary || position != oldPosition {
+            try rows.homes[0].update(db)
+        }
+        if home.rooms != before.rooms || home.zones != before.zones || home.serviceGroups != before.serviceGroups
+            || home.actionSets != before.actionSets || home.triggers != before.triggers {
+            for table in ["room", "zone", "service_group", "action_set", "timer_trigger"] {
+                try db.execute(sql: "DELETE FROM \(table) WHERE home_id = ?", arguments: [homeID])
+            }
+            var children = rows
+            children.homes = []
+            try children.insert(db)
+        }
+        guard home.accessories != before.accessories else { return }
+        if home.accessories.map(\.id) != before.accessories.map(\.id) {
+            // Added, removed or reordered: the home's accessory rows are written again.
+            try db.execute(sql: "DELETE FROM accessory WHERE home_id = ?", arguments: [homeID])
+            for (index, accessory) in home.accessories.enumerated() {
+                try AccessoryRecord(accessory, homeID: homeID, position: index, json: json).insert(db)
+            }
+            return
+        }
+        for (index, (accessory, old)) in zip(home.accessories, before.accessories).enumerated() where accessory != old {
+            try AccessoryRecord(accessory, homeID: homeID, position: index, json: json).update(db)
         }
     }
 

@@ -1,5 +1,7 @@
 import Foundation
 import GRDB
+import HomeModel
+import Wire
 
 extension HomeStore {
     /// The configuration last applied, as ``saveLastAppliedConfiguration(_:)`` stored it; nil if
@@ -16,6 +18,21 @@ extension HomeStore {
         try write("save the last applied configuration") { db in
             try Self.setSetting(SettingKey.lastAppliedConfiguration, to: data, in: db)
         }
+    }
+
+    /// The homes of the configuration last applied (``saveLastAppliedConfiguration(_:)-([Home])``);
+    /// nil if none was stored, or if what is stored cannot be read (the gateway then treats the
+    /// configuration as new: the file wins, as at a first start).
+    public func lastAppliedHomes() throws(StoreError) -> [Home]? {
+        guard let data = try lastAppliedConfiguration() else { return nil }
+        guard let json = try? ModelJSON.parse(Array(data), "the last applied configuration"),
+              let homes = try? ModelJSON.list(json, "homes", { json throws(ModelJSON.Failure) in try Home(modelJSON: json) }) else { return nil }
+        return homes
+    }
+
+    /// Stores `homes` as the configuration last applied, replacing the previous one.
+    public func saveLastAppliedConfiguration(_ homes: [Home]) throws(StoreError) {
+        try saveLastAppliedConfiguration(Data(JSON.array(homes.map(\.modelJSON)).encoded()))
     }
 
     /// The value of the setting `key`, nil if it is not set.

@@ -1,28 +1,33 @@
 import Foundation
+import HomeModel
+import Wire
 
-/// Turns the model's lists into the JSON text of a column and back.
+/// Turns the model's lists into the JSON text of a column and back, through ``ModelJSON``.
 ///
 /// Keys are sorted, so the same value always gives the same text.
 struct JSONColumn {
-    private let encoder: JSONEncoder
-    private let decoder = JSONDecoder()
+    func encode(_ services: [Service]) -> String { text(.array(services.map(\.modelJSON))) }
+    func encode(_ services: [ServiceReference]) -> String { text(.array(services.map(\.modelJSON))) }
+    func encode(_ actions: [ActionSet.Action]) -> String { text(.array(actions.map(\.modelJSON))) }
+    func encode(_ recurrence: TimerTrigger.Recurrence) -> String { text(recurrence.modelJSON) }
+    func encode(_ ids: [ActionSetID]) -> String { text(.array(ids.map { .string($0.rawValue) })) }
 
-    init() {
-        encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    private func text(_ json: JSON) -> String {
+        String(decoding: json.encoded(), as: UTF8.self)
     }
 
-    func encode(_ value: some Encodable) throws -> String {
-        String(decoding: try encoder.encode(value), as: UTF8.self)
-    }
-
-    /// Decodes `text`, the `column` of `record`; an error says which row and column it was.
-    func decode<T: Decodable>(_ type: T.Type, from text: String, column: String, of record: some HomeChildRecord) throws -> T {
+    /// Decodes `text`, the `column` of `record`, with `read`; an error says which row and column it was.
+    func decode<T>(_ text: String, column: String, of record: some HomeChildRecord, _ read: (JSON) throws(ModelJSON.Failure) -> T) throws -> T {
         do {
-            return try decoder.decode(type, from: Data(text.utf8))
+            return try read(try ModelJSON.parse(Array(text.utf8), column))
         } catch {
-            throw InvalidColumn(record, column: column, reason: "\(error)")
+            throw InvalidColumn(record, column: column, reason: error.description)
         }
+    }
+
+    /// A list column.
+    func decodeList<T>(_ text: String, column: String, of record: some HomeChildRecord, _ read: @escaping (JSON) throws(ModelJSON.Failure) -> T) throws -> [T] {
+        try decode(text, column: column, of: record) { json throws(ModelJSON.Failure) in try ModelJSON.list(json, column, read) }
     }
 }
 

@@ -36,29 +36,29 @@ extension AccessoryRecord {
         return Accessory(id: AccessoryID(id), name: name, manufacturer: manufacturer, model: model, serialNumber: serialNumber,
                          firmwareRevision: firmwareRevision, category: hapCategory, roomID: roomID.map { RoomID($0) },
                          isReachable: isReachable, bridgeID: bridgeID.map { AccessoryID($0) },
-                         services: try json.decode([Service].self, from: services, column: "services", of: self))
+                         services: try json.decodeList(services, column: "services", of: self) { json throws(ModelJSON.Failure) in try Service(modelJSON: json) })
     }
 }
 
 extension ServiceGroupRecord {
     func serviceGroup(json: JSONColumn) throws -> ServiceGroup {
         ServiceGroup(id: ServiceGroupID(id), name: name,
-                     services: try json.decode([ServiceReference].self, from: services, column: "services", of: self))
+                     services: try json.decodeList(services, column: "services", of: self) { json throws(ModelJSON.Failure) in try ServiceReference(modelJSON: json) })
     }
 }
 
 extension ActionSetRecord {
     func actionSet(json: JSONColumn) throws -> ActionSet {
         ActionSet(id: ActionSetID(id), name: name,
-                  actions: try json.decode([ActionSet.Action].self, from: actions, column: "actions", of: self))
+                  actions: try json.decodeList(actions, column: "actions", of: self) { json throws(ModelJSON.Failure) in try ActionSet.Action(modelJSON: json) })
     }
 }
 
 extension TimerTriggerRecord {
     func trigger(json: JSONColumn) throws -> TimerTrigger {
         TimerTrigger(id: TriggerID(id), name: name, fireDate: Date(timeIntervalSince1970: fireDate),
-                     recurrence: try recurrence.map { try json.decode(TimerTrigger.Recurrence.self, from: $0, column: "recurrence", of: self) },
-                     actionSetIDs: try json.decode([ActionSetID].self, from: actionSetIDs, column: "action_set_ids", of: self),
+                     recurrence: try recurrence.map { text in try json.decode(text, column: "recurrence", of: self) { json throws(ModelJSON.Failure) in try TimerTrigger.Recurrence(modelJSON: json) } },
+                     actionSetIDs: try json.decodeList(actionSetIDs, column: "action_set_ids", of: self) { json throws(ModelJSON.Failure) in ActionSetID(try ModelJSON.string(json, "an action set id")) },
                      isEnabled: isEnabled, lastFireDate: lastFireDate.map { Date(timeIntervalSince1970: $0) })
     }
 }

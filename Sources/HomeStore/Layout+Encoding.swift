@@ -3,13 +3,14 @@ import HomeModel
 
 extension Layout {
     /// The rows that store `homes`.
-    init(homes: [Home], json: JSONColumn) throws {
+    init(homes: [Home], json: JSONColumn) {
         for (position, home) in homes.enumerated() {
-            try append(home, at: position, json: json)
+            append(home, at: position, json: json)
         }
     }
 
-    private mutating func append(_ home: Home, at position: Int, json: JSONColumn) throws {
+    /// The rows of `home`, at `position` among the homes (its accessories too, unless told not).
+    mutating func append(_ home: Home, at position: Int, json: JSONColumn, withAccessories: Bool = true) {
         let homeID = home.id.rawValue
         homes.append(HomeRecord(id: homeID, name: home.name, isPrimary: home.isPrimary, position: position))
         for (position, room) in home.rooms.enumerated() {
@@ -18,19 +19,19 @@ extension Layout {
         for (position, zone) in home.zones.enumerated() {
             append(zone, homeID: homeID, at: position)
         }
-        for (position, accessory) in home.accessories.enumerated() {
-            accessories.append(try AccessoryRecord(accessory, homeID: homeID, position: position, json: json))
+        for (position, accessory) in home.accessories.enumerated() where withAccessories {
+            accessories.append(AccessoryRecord(accessory, homeID: homeID, position: position, json: json))
         }
         for (position, group) in home.serviceGroups.enumerated() {
             serviceGroups.append(ServiceGroupRecord(homeID: homeID, id: group.id.rawValue, name: group.name, position: position,
-                                                    services: try json.encode(group.services)))
+                                                    services: json.encode(group.services)))
         }
         for (position, actionSet) in home.actionSets.enumerated() {
             actionSets.append(ActionSetRecord(homeID: homeID, id: actionSet.id.rawValue, name: actionSet.name, position: position,
-                                              actions: try json.encode(actionSet.actions)))
+                                              actions: json.encode(actionSet.actions)))
         }
         for (position, trigger) in home.triggers.enumerated() {
-            triggers.append(try TimerTriggerRecord(trigger, homeID: homeID, position: position, json: json))
+            triggers.append(TimerTriggerRecord(trigger, homeID: homeID, position: position, json: json))
         }
     }
 
@@ -43,18 +44,18 @@ extension Layout {
 }
 
 extension AccessoryRecord {
-    init(_ accessory: Accessory, homeID: String, position: Int, json: JSONColumn) throws {
+    init(_ accessory: Accessory, homeID: String, position: Int, json: JSONColumn) {
         self.init(homeID: homeID, id: accessory.id.rawValue, name: accessory.name, manufacturer: accessory.manufacturer,
                   model: accessory.model, serialNumber: accessory.serialNumber, firmwareRevision: accessory.firmwareRevision,
                   category: accessory.category.rawValue, roomID: accessory.roomID?.rawValue, isReachable: accessory.isReachable,
-                  bridgeID: accessory.bridgeID?.rawValue, position: position, services: try json.encode(accessory.services))
+                  bridgeID: accessory.bridgeID?.rawValue, position: position, services: json.encode(accessory.services))
     }
 }
 
 extension TimerTriggerRecord {
-    init(_ trigger: TimerTrigger, homeID: String, position: Int, json: JSONColumn) throws {
+    init(_ trigger: TimerTrigger, homeID: String, position: Int, json: JSONColumn) {
         self.init(homeID: homeID, id: trigger.id.rawValue, name: trigger.name, fireDate: trigger.fireDate.timeIntervalSince1970,
-                  recurrence: try trigger.recurrence.map { try json.encode($0) }, actionSetIDs: try json.encode(trigger.actionSetIDs),
+                  recurrence: trigger.recurrence.map { json.encode($0) }, actionSetIDs: json.encode(trigger.actionSetIDs),
                   isEnabled: trigger.isEnabled, position: position, lastFireDate: trigger.lastFireDate?.timeIntervalSince1970)
     }
 }

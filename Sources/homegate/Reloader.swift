@@ -27,11 +27,14 @@ struct Reloader: Sendable {
         }
     }
 
-    /// The layout to start with (the configuration's homes merged with the store's), and the
-    /// layout the store holds.
-    func initialLayout(_ file: ConfigFile) throws -> (homes: [Home], stored: [Home]?) {
+    /// The layout to start with (the configuration's homes merged with the store's), the layout
+    /// the store holds, and the configuration to record as applied when it changed (the engine
+    /// records it after its first synchronisation: the next start needs it, this one does not).
+    func initialLayout(_ file: ConfigFile) throws -> (homes: [Home], stored: [Home]?, toRecord: [Home]?) {
         let stored = try store.hasLayout() ? store.loadHomes() : nil
-        return (try withoutUnpairedAccessories(merge(file.homes, stored: stored)), stored)
+        let lastApplied = try store.lastAppliedHomes()
+        let homes = try withoutUnpairedAccessories(LayoutMerge.merge(stored: stored, lastApplied: lastApplied, configuration: file.homes))
+        return (homes, stored, lastApplied == file.homes ? nil : file.homes)
     }
 
     /// Reads the configuration file again: the merged layout and the configuration's homes; nil
@@ -40,7 +43,7 @@ struct Reloader: Sendable {
     func reload() -> (homes: [Home], configured: [Home])? {
         do {
             let file = try ConfigFile.load(path: configPath, overrides: overrides)
-            let merged = try merge(file.homes, stored: store.hasLayout() ? store.loadHomes() : nil, recording: false)
+            let merged = try merge(file.homes, stored: store.hasLayout() ? store.loadHomes() : nil)
             return (try withoutUnpairedAccessories(merged), file.homes)
         } catch let error as ConfigError {
             logger.error("the configuration was not reloaded: \(error)")
@@ -56,7 +59,7 @@ struct Reloader: Sendable {
         var applied = configured
         for index in applied.indices { applied[index].accessories.removeAll { leftOut.contains($0.id) } }
         do {
-            try store.saveLastAppliedConfiguration(JSONEncoder().encode(applied))
+            try store.saveLastAppliedConfiguration(applied)
         } catch {
             logger.error("could not record the configuration as applied: \(error)")
         }
@@ -85,11 +88,7 @@ struct Reloader: Sendable {
         return result
     }
 
-    private func merge(_ configured: [Home], stored: [Home]?, recording: Bool = true) throws -> [Home] {
-        let lastApplied = try store.lastAppliedConfiguration().flatMap { try? JSONDecoder().decode([Home].self, from: $0) }
-        let homes = LayoutMerge.merge(stored: stored, lastApplied: lastApplied, configuration: configured)
-        // The engine stores the merged layout once it has the devices' structure.
-        if recording, lastApplied != configured { try store.saveLastAppliedConfiguration(JSONEncoder().encode(configured)) }
-        return homes
+    private func merge(_ configured: [Home], stored: [Home]?) throws -> [Home] {
+        LayoutMerge.merge(stored: stored, lastApplied: try store.lastAppliedHomes(), configuration: configured)
     }
 }

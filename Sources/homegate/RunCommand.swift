@@ -47,8 +47,10 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let started = ContinuousClock.now
         var file = try loadConfiguration()
         let logger = LogSetup.bootstrap(level: file.logLevel)
+        logger.debug("configuration read in \(started.duration(to: .now)), \(Gateway.residentMemory)")
         try prepareDataDirectory(file.dataDirectory, logger: logger)
         file.mqtt.will = MQTTService.offlineMessage(baseTopic: file.baseTopic)
         let client: MQTT.Client
@@ -72,14 +74,16 @@ struct RunCommand: AsyncParsableCommand {
         let homes: [Home]
         let storedHomes: [Home]?
         let reloader: Reloader
+        let configurationToRecord: [Home]?
         do {
             store = try HomeStore(directory: file.dataDirectory)
             reloader = Reloader(configPath: config, overrides: overrides, store: store, logger: logger)
-            (homes, storedHomes) = try reloader.initialLayout(file)
+            (homes, storedHomes, configurationToRecord) = try reloader.initialLayout(file)
         } catch {
             printError("\(error)")
             throw HomeGateExit.configuration
         }
+        logger.debug("layout merged with the store after \(started.duration(to: .now)), \(Gateway.residentMemory)")
         logger.info("HomeGate starting: broker \(file.mqtt.url), base topic \(file.baseTopic), data in \(file.dataDirectory)")
         let simulator = Simulator(devices: file.simulatorDevices, seed: file.simulatorSeed ?? .random(in: 0...UInt64.max))
         let hapDriver: HAPDriver
@@ -105,6 +109,11 @@ struct RunCommand: AsyncParsableCommand {
             pairing: GatewayPairing(store: store, controller: controller, driver: hapDriver, logger: logger), store: store, homes: homes,
             storedHomes: storedHomes, logger: logger
         )
+        if let configurationToRecord {
+            await engine.storeAfterFirstSync("record the configuration as applied") { store throws(StoreError) in
+                try store.saveLastAppliedConfiguration(configurationToRecord)
+            }
+        }
         // In the order they start; a graceful shutdown stops them in the reverse order, so the
         // broker connection goes last and publishes `offline` after everything else stopped.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [

@@ -81,6 +81,11 @@ final class Alarm: Sendable {
         try Task.checkCancellation()
     }
 
+    /// Waits until a generation after `generation` begins, or the task is cancelled.
+    func wait(unlessRungAfter generation: Int) async {
+        await ringing(after: generation)
+    }
+
     /// Returns when a generation after `generation` begins, or when cancelled.
     private func ringing(after generation: Int) async {
         let id = state.withLock { state in

@@ -12,13 +12,9 @@ extension Gateway {
     func layoutDidChange(saving: Bool) {
         layoutChanged = true
         if saving { triggersChanged() }
-        guard saving, homes != savedHomes else { return }
-        do {
-            try store?.saveHomes(homes)
-            savedHomes = homes
-        } catch {
-            logger.error("could not save the layout: \(error)")
-        }
+        guard saving, store != nil, homes != savedHomes else { return }
+        storeWriter.saveLayout(homes, previous: savedHomes)
+        savedHomes = homes
     }
 
     /// Publishes `$layout` whenever it changed, at most once per layout interval: the parts
