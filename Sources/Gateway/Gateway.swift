@@ -105,7 +105,7 @@ public actor Gateway {
     /// The tree, with the devices' structure, values and reachability.
     var homes: [Home]
     /// The layout as last stored (so an unchanged layout is not written again).
-    var savedHomes: [Home]?
+    var savedLayout: LayoutDigest?
     var map: TopicMap
     /// Where each accessory is: home index and accessory index, for O(1) look-ups.
     var locations: [AccessoryID: (home: Int, accessory: Int)] = [:]
@@ -148,12 +148,12 @@ public actor Gateway {
     ///   - homes: the layout (from ``LayoutMerge``); accessories the driver knows get its
     ///     structure, values and reachability, the others are shown unreachable.
     ///   - simulator: the simulator, when the driver is one, for the `$request/simulator/...` controls.
-    ///   - storedHomes: the layout the store holds now, if the caller read it (saves a write when
+    ///   - storedLayout: what the store holds now, if the caller read it (saves writing rows that
     ///     nothing changed).
     public init(configuration: Configuration, bus: any MessageBus, driver: any AccessoryDriver, simulator: Simulator? = nil,
-                pairing: (any PairingService)? = nil, store: HomeStore?, homes: [Home], storedHomes: [Home]? = nil, logger: Logger) {
+                pairing: (any PairingService)? = nil, store: HomeStore?, homes: [Home], storedLayout: LayoutDigest? = nil, logger: Logger) {
         self.pairing = pairing
-        self.savedHomes = storedHomes
+        self.savedLayout = storedLayout
         self.configuration = configuration
         self.codec = InboundCodec(base: configuration.baseTopic.string, homeAssistantStatus: configuration.homeAssistantPrefix.map { "\($0)/status" })
         self.clock = EngineClock(configuration.clock)

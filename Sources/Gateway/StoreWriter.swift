@@ -42,8 +42,8 @@ final class StoreWriter: Sendable {
         arrivals.ring()
     }
 
-    /// Asks for the layout `homes` to be written where the store holds `previous`.
-    func saveLayout(_ homes: [Home], previous: [Home]?) {
+    /// Asks for the layout `homes` to be written where the store holds the layout `previous` describes.
+    func saveLayout(_ homes: [Home], previous: LayoutDigest?) {
         write("save the layout") { store throws(StoreError) in
             let whole = self.state.withLock { $0.layoutFailed }
             do throws(StoreError) {

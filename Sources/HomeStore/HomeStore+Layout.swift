@@ -31,44 +31,44 @@ extension HomeStore {
         }
     }
 
-    /// Stores `homes` where the store holds `previous` (as this process saved or loaded it),
-    /// writing only what changed, in one transaction: a home's own row, its small tables (rooms,
-    /// zones, groups, action sets, triggers) when they changed, and each accessory whose row
-    /// changed. Without `previous`, the whole layout is written (``saveHomes(_:)``).
-    public func saveHomes(_ homes: [Home], previous: [Home]?) throws(StoreError) {
+    /// Stores `homes` where the store holds the layout `previous` describes (as this process
+    /// saved or loaded it), writing only what changed, in one transaction: a home's own row, its
+    /// small tables (rooms, zones, groups, action sets, triggers) when they changed, and each
+    /// accessory whose row changed. Without `previous`, the whole layout is written.
+    public func saveHomes(_ homes: [Home], previous: LayoutDigest?) throws(StoreError) {
         guard let previous else { return try saveHomes(homes) }
-        let operation = "save the layout"
         let json = JSONColumn()
-        let old = Dictionary(previous.enumerated().map { ($1.id, (position: $0, home: $1)) }, uniquingKeysWith: { first, _ in first })
+        let new = LayoutDigest(homes)
+        let old = Dictionary(previous.homes.enumerated().map { ($1.id, (position: $0, home: $1)) }, uniquingKeysWith: { first, _ in first })
         let kept = Set(homes.map(\.id))
-        try write(operation) { db in
-            for (_, entry) in old where !kept.contains(entry.home.id) {
-                _ = try HomeRecord.deleteOne(db, key: entry.home.id.rawValue) // everything in it goes too
+        try write("save the layout") { db in
+            for (id, _) in old where !kept.contains(id) {
+                _ = try HomeRecord.deleteOne(db, key: id.rawValue) // everything in it goes too
             }
-            for (position, home) in homes.enumerated() {
+            for (position, (home, digest)) in zip(homes, new.homes).enumerated() {
                 guard let before = old[home.id] else {
                     var rows = Layout()
                     rows.append(home, at: position, json: json)
                     try rows.insert(db)
                     continue
                 }
-                try Self.update(home, at: position, from: before.home, wasAt: before.position, json: json, in: db)
+                try Self.update(home, digest, at: position, from: before.home, wasAt: before.position, json: json, in: db)
             }
             try Self.setSetting(SettingKey.layoutSaved, to: Data(), in: db)
         }
     }
 
     /// One home's changes since `before`.
-    private static func update(_ home: Home, at position: Int, from before: Home, wasAt oldPosition: Int, json: JSONColumn, in db: Database) throws {
-        guard home != before || position != oldPosition else { return }
+    private static func update(_ home: Home, _ digest: LayoutDigest.HomeDigest, at position: Int, from before: LayoutDigest.HomeDigest,
+                               wasAt oldPosition: Int, json: JSONColumn, in db: Database) throws {
+        guard digest != before || position != oldPosition else { return }
         let homeID = home.id.rawValue
         var rows = Layout()
         rows.append(home, at: position, json: json, withAccessories: false)
-        if home.name != before.name || home.isPrimary != before.isPrimary || position != oldPosition {
+        if digest.name != before.name || digest.isPrimary != before.isPrimary || position != oldPosition {
             try rows.homes[0].update(db)
         }
-        if home.rooms != before.rooms || home.zones != before.zones || home.serviceGroups != before.serviceGroups
-            || home.actionSets != before.actionSets || home.triggers != before.triggers {
+        if digest.own != before.own {
             for table in ["room", "zone", "service_group", "action_set", "timer_trigger"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE home_id = ?", arguments: [homeID])
             }
@@ -76,8 +76,7 @@ extension HomeStore {
             children.homes = []
             try children.insert(db)
         }
-        guard home.accessories != before.accessories else { return }
-        if home.accessories.map(\.id) != before.accessories.map(\.id) {
+        if digest.accessories != before.accessories {
             // Added, removed or reordered: the home's accessory rows are written again.
             try db.execute(sql: "DELETE FROM accessory WHERE home_id = ?", arguments: [homeID])
             for (index, accessory) in home.accessories.enumerated() {
@@ -85,7 +84,7 @@ extension HomeStore {
             }
             return
         }
-        for (index, (accessory, old)) in zip(home.accessories, before.accessories).enumerated() where accessory != old {
+        for (index, accessory) in home.accessories.enumerated() where digest.accessoryHashes[index] != before.accessoryHashes[index] {
             try AccessoryRecord(accessory, homeID: homeID, position: index, json: json).update(db)
         }
     }

@@ -27,14 +27,14 @@ struct Reloader: Sendable {
         }
     }
 
-    /// The layout to start with (the configuration's homes merged with the store's), the layout
-    /// the store holds, and the configuration to record as applied when it changed (the engine
+    /// The layout to start with (the configuration's homes merged with the store's), a digest of
+    /// the layout the store holds, and the configuration to record as applied when it changed (the engine
     /// records it after its first synchronisation: the next start needs it, this one does not).
-    func initialLayout(_ file: ConfigFile) throws -> (homes: [Home], stored: [Home]?, toRecord: [Home]?) {
+    func initialLayout(_ file: ConfigFile) throws -> (homes: [Home], stored: LayoutDigest?, toRecord: [Home]?) {
         let stored = try store.hasLayout() ? store.loadHomes() : nil
         let lastApplied = try store.lastAppliedHomes()
         let homes = try withoutUnpairedAccessories(LayoutMerge.merge(stored: stored, lastApplied: lastApplied, configuration: file.homes))
-        return (homes, stored, lastApplied == file.homes ? nil : file.homes)
+        return (homes, stored.map(LayoutDigest.init), lastApplied == file.homes ? nil : file.homes)
     }
 
     /// Reads the configuration file again: the merged layout and the configuration's homes; nil

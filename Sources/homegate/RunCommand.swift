@@ -72,13 +72,13 @@ struct RunCommand: AsyncParsableCommand {
         }
         let store: HomeStore
         let homes: [Home]
-        let storedHomes: [Home]?
+        let storedLayout: LayoutDigest?
         let reloader: Reloader
         let configurationToRecord: [Home]?
         do {
             store = try HomeStore(directory: file.dataDirectory)
             reloader = Reloader(configPath: config, overrides: overrides, store: store, logger: logger)
-            (homes, storedHomes, configurationToRecord) = try reloader.initialLayout(file)
+            (homes, storedLayout, configurationToRecord) = try reloader.initialLayout(file)
         } catch {
             printError("\(error)")
             throw HomeGateExit.configuration
@@ -107,7 +107,7 @@ struct RunCommand: AsyncParsableCommand {
                                                  missedTriggerGrace: file.engine.missedTriggerGrace, metricsFactory: metricsFactory),
             bus: client, driver: drivers, simulator: simulator,
             pairing: GatewayPairing(store: store, controller: controller, driver: hapDriver, logger: logger), store: store, homes: homes,
-            storedHomes: storedHomes, logger: logger
+            storedLayout: storedLayout, logger: logger
         )
         if let configurationToRecord {
             await engine.storeAfterFirstSync("record the configuration as applied") { store throws(StoreError) in

@@ -1,5 +1,6 @@
 import Foundation
 import HomeModel
+import HomeStore
 import Wire
 
 /// `$layout` (the homes' structure, retained, in parts: ``LayoutDocument``; republished at most
@@ -12,9 +13,11 @@ extension Gateway {
     func layoutDidChange(saving: Bool) {
         layoutChanged = true
         if saving { triggersChanged() }
-        guard saving, store != nil, homes != savedHomes else { return }
-        storeWriter.saveLayout(homes, previous: savedHomes)
-        savedHomes = homes
+        guard saving, store != nil else { return }
+        let layout = LayoutDigest(homes)
+        guard layout != savedLayout else { return }
+        storeWriter.saveLayout(homes, previous: savedLayout)
+        savedLayout = layout
     }
 
     /// Publishes `$layout` whenever it changed, at most once per layout interval: the parts
