@@ -42,7 +42,7 @@ extension Gateway {
         let stale = Set(seen.keys).filter { !isOwnTopic($0) }.union(ledger.filter { !isOwnTopic($0) || !$0.hasPrefix(base + "/") })
             .subtracting(desired.keys)
         for topic in stale { send(topic, [], retain: true) }
-        retained = desired
+        retained = desired.mapValues(PayloadDigest.init)
         layoutChanged = false // `$layout` was just asserted with the rest
         updateLedger(adding: Set(desired.keys), removing: stale)
         logger.info("synchronised with the broker: \(desired.count) retained topics, \(published) published, \(stale.count) stale cleared")
@@ -108,9 +108,13 @@ extension Gateway {
 
     /// Home Assistant came (back) online: every discovery config again, changed or not.
     func republishDiscovery() {
-        guard let prefix = configuration.homeAssistantPrefix else { return }
-        for (topic, payload) in retained where topic.hasPrefix("\(prefix)/") {
-            send(topic, payload, retain: true)
+        guard configuration.homeAssistantPrefix != nil else { return }
+        for home in homes {
+            let index = HomeIndex(home)
+            for accessory in home.accessories {
+                guard let (topic, payload) = discoveryConfig(accessory, in: home, index: index) else { continue }
+                send(topic, payload, retain: true)
+            }
         }
         logger.info("Home Assistant is online: discovery configs published again")
     }
@@ -142,8 +146,9 @@ extension Gateway {
 
     /// Publishes a retained topic if its payload changed, and records it in the ledger.
     func assertRetained(_ topic: String, _ payload: [UInt8]) {
-        guard retained[topic] != payload else { return }
-        retained[topic] = payload
+        let digest = PayloadDigest(payload)
+        guard retained[topic] != digest else { return }
+        retained[topic] = digest
         send(topic, payload, retain: true)
         if !ledger.contains(topic) { updateLedger(adding: [topic], removing: []) }
     }
@@ -154,10 +159,10 @@ extension Gateway {
         let desired = desiredRetained()
         let stale = Set(retained.keys).subtracting(desired.keys)
         for topic in stale { send(topic, [], retain: true) }
-        for (topic, payload) in desired where retained[topic] != payload {
+        for (topic, payload) in desired where retained[topic] != PayloadDigest(payload) {
             send(topic, payload, retain: true)
         }
-        retained = desired
+        retained = desired.mapValues(PayloadDigest.init)
         updateLedger(adding: Set(desired.keys), removing: stale)
     }
 
@@ -204,3 +209,17 @@ enum Memory {
 @_silgen_name("malloc_trim")
 private func malloc_trim(_ pad: Int) -> Int32
 #endif
+
+/// A retained payload as the engine remembers it: a hash of its bytes, enough to tell whether a
+/// new payload differs (the layout's parts alone are megabytes at 10,000 accessories).
+struct PayloadDigest: Hashable, Sendable {
+    let hash: Int
+    let count: Int
+
+    init(_ payload: [UInt8]) {
+        var hasher = Hasher()
+        payload.withUnsafeBytes { hasher.combine(bytes: $0) }
+        hash = hasher.finalize()
+        count = payload.count
+    }
+}

@@ -109,8 +109,8 @@ public actor Gateway {
     var map: TopicMap
     /// Where each accessory is: home index and accessory index, for O(1) look-ups.
     var locations: [AccessoryID: (home: Int, accessory: Int)] = [:]
-    /// What the gateway asserts under the base, retained: topic -> payload.
-    var retained: [String: [UInt8]] = [:]
+    /// What the gateway asserts, retained: topic -> a digest of the payload.
+    var retained: [String: PayloadDigest] = [:]
     /// Retained topics published and not yet cleared, as kept in the store.
     var ledger: Set<String> = []
     /// The marker the current synchronisation waits for, if one is under way.

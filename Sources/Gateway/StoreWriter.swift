@@ -107,6 +107,11 @@ final class StoreWriter: Sendable {
 
     private func perform(_ batch: [(number: Int, what: String, write: @Sendable (HomeStore) throws(StoreError) -> Void)]) {
         guard let store else { return }
+        let started = ContinuousClock.now
+        defer {
+            // A big write (a whole layout) leaves its encoding's memory freed but held by malloc.
+            if started.duration(to: .now) > .milliseconds(100) { Memory.returnFreedMemory() }
+        }
         for item in batch {
             do {
                 try item.write(store)

@@ -19,6 +19,8 @@ public struct CharacteristicType: Sendable, Hashable, Codable {
     public let validValuesRange: [Double]?
     /// An event, not a state: published, never retained (a programmable switch's press).
     public let momentary: Bool
+    /// The definition every characteristic of this type built from the catalog shares.
+    public let definition: Characteristic.Definition
 
     /// One allowed value and its name.
     public struct ValidValue: Sendable, Hashable, Codable {
@@ -53,6 +55,9 @@ public struct CharacteristicType: Sendable, Hashable, Codable {
         }
         validValuesRange = try container.decodeIfPresent([Double].self, forKey: .validValuesRange)
         momentary = try container.decodeIfPresent(Bool.self, forKey: .momentary) ?? false
+        definition = Characteristic.Definition(type: name, uuid: uuid, format: format, perms: perms, unit: unit, minValue: minValue,
+                                               maxValue: maxValue, minStep: minStep, maxLen: maxLen, validValues: validValues?.map(\.value),
+                                               validValuesRange: validValuesRange)
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -3,7 +3,7 @@
 /// Names follow HomeKit's rules (see ``HomeKitName``); everything inside a home shares one
 /// namespace. An accessory without a room is in the home's default room (HomeKit's
 /// `roomForEntireHome`).
-public struct Home: Sendable, Hashable, Codable {
+public struct Home: Sendable, Hashable {
     public var id: HomeID
     public var name: String
     /// Exactly one home is primary.

@@ -26,8 +26,46 @@ public struct TopicMap: Sendable {
 
     /// The base topic (`homegate`).
     public let base: String
-    private var topics: [Target: String] = [:]
-    private var index: [String: Target] = [:]
+    private var homes: [HomeEntry] = []
+    private var homeIndex: [HomeID: Int] = [:]
+    /// Every accessory's topics, by id (an accessory is in one home).
+    private var accessories: [AccessoryID: AccessoryEntry] = [:]
+
+    // The tree of topics, one entry per object, each with its topic and the canonical key of its
+    // own segment (``Slug/canonical(_:)``): inbound topics resolve level by level, and a home of
+    // 10,000 accessories keeps each topic once.
+    private struct HomeEntry {
+        let id: HomeID
+        let topic: String
+        let key: String
+        var rooms: [RoomEntry] = []
+        var roomsByKey: [String: Int] = [:]
+    }
+
+    private struct RoomEntry {
+        let id: RoomID
+        let topic: String
+        var accessoriesByKey: [String: AccessoryID] = [:]
+    }
+
+    private struct AccessoryEntry {
+        let home: HomeID
+        let topic: String
+        var services: [ServiceEntry] = []
+    }
+
+    private struct ServiceEntry {
+        let iid: Int
+        let topic: String
+        let key: String
+        var characteristics: [CharacteristicEntry] = []
+    }
+
+    private struct CharacteristicEntry {
+        let iid: Int
+        let topic: String
+        let key: String
+    }
 
     /// Lays out the topics of `homes` under `base`.
     public init(base: String, homes: [Home]) {
@@ -41,31 +79,73 @@ public struct TopicMap: Sendable {
 
     /// The full topic of `target`, if it has one (hidden services and their characteristics do not).
     public func topic(of target: Target) -> String? {
-        topics[target]
+        switch target {
+        case .home(let id):
+            return homeIndex[id].map { homes[$0].topic }
+        case .room(let home, let room):
+            return homeIndex[home].flatMap { index in homes[index].rooms.first { $0.id == room }?.topic }
+        case .accessory(let home, let id):
+            guard let entry = accessories[id], entry.home == home else { return nil }
+            return entry.topic
+        case .service(let home, let reference):
+            guard let entry = accessories[reference.accessoryID], entry.home == home else { return nil }
+            return entry.services.first { $0.iid == reference.serviceIID }?.topic
+        case .characteristic(let home, let reference):
+            guard let entry = accessories[reference.accessoryID], entry.home == home else { return nil }
+            for service in entry.services {
+                if let characteristic = service.characteristics.first(where: { $0.iid == reference.iid }) { return characteristic.topic }
+            }
+            return nil
+        }
     }
 
     /// Every object with a topic, and the topic.
-    public var allTopics: [Target: String] { topics }
+    public var allTopics: [Target: String] {
+        var topics: [Target: String] = [:]
+        for home in homes {
+            topics[.home(home.id)] = home.topic
+            for room in home.rooms { topics[.room(home.id, room.id)] = room.topic }
+        }
+        for (id, entry) in accessories {
+            topics[.accessory(entry.home, id)] = entry.topic
+            for service in entry.services {
+                topics[.service(entry.home, ServiceReference(accessoryID: id, serviceIID: service.iid))] = service.topic
+                for characteristic in service.characteristics {
+                    topics[.characteristic(entry.home, CharacteristicReference(accessoryID: id, iid: characteristic.iid))] = characteristic.topic
+                }
+            }
+        }
+        return topics
+    }
 
     /// Resolves the levels of an inbound topic after the base (`home`, `room`, `accessory`,
     /// `service`, `characteristic`, or a prefix of them).
     public func resolve(_ levels: [Substring]) -> Resolution {
-        let keys = levels.map(Slug.canonical)
-        if let target = index[keys.joined(separator: "/")] { return .found(target) }
-        // Not found: name the first level that does not resolve.
-        var prefix = ""
-        for (number, key) in keys.enumerated() {
-            prefix = number == 0 ? key : prefix + "/" + key
-            if index[prefix] == nil { return .unresolved(index: number, segment: String(levels[number])) }
+        func unresolved(_ index: Int) -> Resolution {
+            .unresolved(index: index, segment: levels.indices.contains(index) ? String(levels[index]) : "")
         }
-        return .unresolved(index: max(0, levels.count - 1), segment: levels.last.map(String.init) ?? "")
+        guard let first = levels.first else { return unresolved(0) }
+        let homeKey = Slug.canonical(first)
+        guard let home = homes.last(where: { $0.key == homeKey }) else { return unresolved(0) }
+        guard levels.count > 1 else { return .found(.home(home.id)) }
+        guard let roomIndex = home.roomsByKey[Slug.canonical(levels[1])] else { return unresolved(1) }
+        let room = home.rooms[roomIndex]
+        guard levels.count > 2 else { return .found(.room(home.id, room.id)) }
+        guard let accessoryID = room.accessoriesByKey[Slug.canonical(levels[2])], let accessory = accessories[accessoryID] else { return unresolved(2) }
+        guard levels.count > 3 else { return .found(.accessory(home.id, accessoryID)) }
+        let serviceKey = Slug.canonical(levels[3])
+        guard let service = accessory.services.last(where: { $0.key == serviceKey }) else { return unresolved(3) }
+        guard levels.count > 4 else { return .found(.service(home.id, ServiceReference(accessoryID: accessoryID, serviceIID: service.iid))) }
+        let characteristicKey = Slug.canonical(levels[4])
+        guard let characteristic = service.characteristics.last(where: { $0.key == characteristicKey }) else { return unresolved(4) }
+        guard levels.count == 5 else { return unresolved(5) } // deeper than a characteristic
+        return .found(.characteristic(home.id, CharacteristicReference(accessoryID: accessoryID, iid: characteristic.iid)))
     }
 
     // MARK: - Building
 
     private mutating func add(home: Home, segment: String) {
-        let homePath = Path(topic: "\(base)/\(segment)", key: Slug.canonical(segment))
-        record(.home(home.id), homePath)
+        var entry = HomeEntry(id: home.id, topic: "\(base)/\(segment)", key: Slug.canonical(segment))
         let roomSegments = Self.roomSegments(home)
         let known = Set(home.rooms.map(\.id))
         let byRoom = Dictionary(grouping: home.accessories) { accessory in
@@ -73,38 +153,47 @@ public struct TopicMap: Sendable {
         }
         for room in home.allRooms {
             guard let roomSegment = roomSegments[room.id] else { continue }
-            let roomPath = homePath.appending(roomSegment)
-            record(.room(home.id, room.id), roomPath)
+            var roomEntry = RoomEntry(id: room.id, topic: entry.topic + "/" + roomSegment)
             let accessories = byRoom[room.id] ?? []
             let accessorySegments = Slug.assign(accessories.map { (id: $0.id, slug: Slug.make($0.name, fallback: "accessory")) })
             for accessory in accessories {
                 guard let accessorySegment = accessorySegments[accessory.id] else { continue }
-                add(accessory: accessory, home: home.id, path: roomPath.appending(accessorySegment))
+                roomEntry.accessoriesByKey[Slug.canonical(accessorySegment)] = accessory.id
+                add(accessory: accessory, home: home.id, topic: roomEntry.topic + "/" + accessorySegment)
             }
+            entry.roomsByKey[Slug.canonical(roomSegment)] = entry.rooms.count
+            entry.rooms.append(roomEntry)
         }
+        homeIndex[home.id] = homes.count
+        homes.append(entry)
     }
 
-    private mutating func add(accessory: Accessory, home: HomeID, path: Path) {
-        record(.accessory(home, accessory.id), path)
+    private mutating func add(accessory: Accessory, home: HomeID, topic: String) {
+        var entry = AccessoryEntry(home: home, topic: topic)
         let services = accessory.visibleServices
         let serviceSegments = Self.serviceSegments(services)
         for service in services {
             guard let serviceSegment = serviceSegments[service.iid] else { continue }
-            let servicePath = path.appending(serviceSegment)
-            record(.service(home, ServiceReference(accessoryID: accessory.id, serviceIID: service.iid)), servicePath)
+            var serviceEntry = ServiceEntry(iid: service.iid, topic: topic + "/" + serviceSegment, key: Slug.canonical(serviceSegment))
             let characteristicSegments = Slug.assign(service.characteristics.map { (id: $0.iid, slug: Self.segment(of: $0)) })
             for characteristic in service.characteristics {
                 guard let characteristicSegment = characteristicSegments[characteristic.iid] else { continue }
-                let reference = CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid)
-                record(.characteristic(home, reference), servicePath.appending(characteristicSegment))
+                serviceEntry.characteristics.append(CharacteristicEntry(iid: characteristic.iid, topic: serviceEntry.topic + "/" + characteristicSegment,
+                                                                        key: Self.key(of: characteristicSegment)))
             }
+            entry.services.append(serviceEntry)
         }
+        accessories[accessory.id] = entry
     }
 
-    private mutating func record(_ target: Target, _ path: Path) {
-        topics[target] = path.topic
-        index[path.key] = target
+    /// The canonical key of a segment; the catalog's names share one copy of theirs.
+    private static func key(of segment: String) -> String {
+        Self.standardKeys[segment] ?? Slug.canonical(segment)
     }
+
+    /// The canonical keys of the catalog's characteristic names, made once.
+    private static let standardKeys: [String: String] = Dictionary(
+        Catalog.standard.characteristics.map { ($0.name, Slug.canonical($0.name)) }, uniquingKeysWith: { first, _ in first })
 
     /// Rooms: `default-room` for the default room, the others by name.
     static func roomSegments(_ home: Home) -> [RoomID: String] {
@@ -146,15 +235,5 @@ public struct TopicMap: Sendable {
             return Slug.make(description, fallback: characteristic.uuid.lowercased())
         }
         return characteristic.uuid.lowercased()
-    }
-
-    /// A topic and its canonical key, built level by level.
-    private struct Path {
-        let topic: String
-        let key: String
-
-        func appending(_ segment: String) -> Path {
-            Path(topic: topic + "/" + segment, key: key + "/" + Slug.canonical(segment))
-        }
     }
 }

@@ -166,8 +166,9 @@ extension Characteristic {
         var value: Value?
         if let json = members["value"], json != .null { value = try Value(modelJSON: json) }
         let description = try ModelJSON.optionalString(members["description"], "description")
-        self.init(iid: iid, type: type, uuid: uuid, format: format, perms: perms, unit: unit, minValue: minValue, maxValue: maxValue, minStep: minStep,
-                  maxLen: maxLen, validValues: validValues, validValuesRange: validValuesRange, value: value, description: description)
+        let definition = Definition(type: type, uuid: uuid, format: format, perms: perms, unit: unit, minValue: minValue, maxValue: maxValue,
+                                    minStep: minStep, maxLen: maxLen, validValues: validValues, validValuesRange: validValuesRange, description: description)
+        self.init(iid: iid, definition: definition.shared, value: value)
     }
 }
 
