@@ -108,6 +108,10 @@ extension Client {
     /// An acknowledgement from the network thread.
     func deliver(_ acknowledgement: Acknowledgement, for mid: Int32) {
         let (waiter, refusedRestoration): (CheckedContinuation<Acknowledgement, any Error>?, TopicFilter?) = state.withLock { state in
+            defer {
+                // After a burst (70,000 retained messages at a start) the table's storage is let go.
+                if state.acknowledgements.isEmpty, state.acknowledgements.capacity > 4096 { state.acknowledgements = [:] }
+            }
             switch state.acknowledgements.removeValue(forKey: mid) {
             case .waiting(let continuation, _):
                 return (continuation, nil)

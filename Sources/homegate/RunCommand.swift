@@ -47,6 +47,19 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        let (group, logger) = try await assemble()
+        do {
+            try await group.run()
+        } catch let error as ClientError where error.isConnectionRefusal {
+            printError(error.description)
+            throw error.isAuthenticationFailure ? HomeGateExit.notAuthorized : HomeGateExit.refused
+        }
+        logger.info("HomeGate stopped")
+    }
+
+    /// Reads the configuration and the store and makes every part, ready to run. (Its own
+    /// function, so the configuration file's model is let go once the parts are made.)
+    private func assemble() async throws -> (ServiceLifecycle.ServiceGroup, Logger) {
         let started = ContinuousClock.now
         var file = try loadConfiguration()
         let logger = LogSetup.bootstrap(level: file.logLevel)
@@ -136,13 +149,7 @@ struct RunCommand: AsyncParsableCommand {
         }))
         var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(15)
-        do {
-            try await ServiceGroup(configuration: configuration).run()
-        } catch let error as ClientError where error.isConnectionRefusal {
-            printError(error.description)
-            throw error.isAuthenticationFailure ? HomeGateExit.notAuthorized : HomeGateExit.refused
-        }
-        logger.info("HomeGate stopped")
+        return (ServiceLifecycle.ServiceGroup(configuration: configuration), logger)
     }
 
     /// The command-line overrides (checked in ``validate()``).
