@@ -104,6 +104,7 @@ let package = Package(
                 "Accessories",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Yams", package: "Yams"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // The command-line interface: `homegate run`, ...

@@ -1,4 +1,5 @@
 import Accessories
+import Crypto
 import Foundation
 import HomeModel
 import Logging
@@ -30,6 +31,9 @@ public struct ConfigFile: Sendable {
     public var homeAssistant: HomeAssistant
     /// The metrics endpoint (the `metrics:` section), if any.
     public var metrics: Metrics?
+    /// SHA-256 of the file's text: the same digest, the same homes (so a start can tell that the
+    /// configuration is the one last applied without comparing the homes).
+    public var sourceDigest: [UInt8] = []
 
     /// The `gateway:` section.
     public struct Engine: Sendable, Equatable {
@@ -132,7 +136,7 @@ public struct ConfigFile: Sendable {
         let metrics = try keys["metrics"].map(Self.metrics)
         return ConfigFile(baseTopic: baseTopic, dataDirectory: dataDirectory, logLevel: logLevel, mqtt: mqtt,
                           homes: declared.homes, simulatorDevices: declared.devices, simulatorSeed: seed, engine: engine,
-                          homeAssistant: homeAssistant, metrics: metrics)
+                          homeAssistant: homeAssistant, metrics: metrics, sourceDigest: Array(SHA256.hash(data: Data(text.utf8))))
     }
 
     /// The `gateway:` section: `write_timeout`, `queue_limit`, `poll_interval`, `output`,

@@ -29,6 +29,7 @@ extension HomeStore {
 enum SettingKey {
     /// The configuration last applied, as the gateway wrote it.
     static let lastAppliedConfiguration = "last-applied-configuration"
+    static let lastAppliedDigest = "last-applied-configuration-digest"
     /// Present (with an empty value) once a layout was saved, even a layout of no homes.
     static let layoutSaved = "layout-saved"
 }

@@ -17,6 +17,7 @@ extension HomeStore {
     public func saveLastAppliedConfiguration(_ data: Data) throws(StoreError) {
         try write("save the last applied configuration") { db in
             try Self.setSetting(SettingKey.lastAppliedConfiguration, to: data, in: db)
+            try Self.setSetting(SettingKey.lastAppliedDigest, to: Data(), in: db) // no file digest goes with it
         }
     }
 
@@ -30,9 +31,22 @@ extension HomeStore {
         return homes
     }
 
-    /// Stores `homes` as the configuration last applied, replacing the previous one.
-    public func saveLastAppliedConfiguration(_ homes: [Home]) throws(StoreError) {
-        try saveLastAppliedConfiguration(Data(JSON.array(homes.map(\.modelJSON)).encoded()))
+    /// Stores `homes` as the configuration last applied, replacing the previous one, with the
+    /// digest of the file they came from (``lastAppliedDigest()``).
+    public func saveLastAppliedConfiguration(_ homes: [Home], digest: [UInt8]) throws(StoreError) {
+        let encoded = Data(JSON.array(homes.map(\.modelJSON)).encoded())
+        try write("save the last applied configuration") { db in
+            try Self.setSetting(SettingKey.lastAppliedConfiguration, to: encoded, in: db)
+            try Self.setSetting(SettingKey.lastAppliedDigest, to: Data(digest), in: db)
+        }
+    }
+
+    /// The digest of the configuration file last applied; nil if none was stored (or only a
+    /// configuration without one).
+    public func lastAppliedDigest() throws(StoreError) -> [UInt8]? {
+        try read("read the last applied configuration's digest") { db in
+            try Self.setting(SettingKey.lastAppliedDigest, in: db).map(Array.init)
+        }
     }
 
     /// The value of the setting `key`, nil if it is not set.

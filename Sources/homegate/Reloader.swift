@@ -19,9 +19,9 @@ struct Reloader: Sendable {
     func reloadOnHangUp(engine: Gateway, hapDriver: HAPDriver) async {
         for await _ in await UnixSignalsSequence(trapping: .sighup) {
             logger.info("SIGHUP: reloading the configuration")
-            guard let (homes, configured) = reload() else { continue }
+            guard let (homes, configured, digest) = reload() else { continue }
             let leftOut = await engine.reload(homes: homes)
-            recordApplied(configured, leavingOut: leftOut)
+            recordApplied(configured, digest: leftOut.isEmpty ? digest : [], leavingOut: leftOut)
             // New pairings connect (their accessories join when they answer); removed ones leave.
             if let pairings = pairedDevices() { hapDriver.replaceDevices(pairings) }
         }
@@ -32,19 +32,21 @@ struct Reloader: Sendable {
     /// records it after its first synchronisation: the next start needs it, this one does not).
     func initialLayout(_ file: ConfigFile) throws -> (homes: [Home], stored: LayoutDigest?, toRecord: [Home]?) {
         let stored = try store.hasLayout() ? store.loadHomes() : nil
-        let lastApplied = try store.lastAppliedHomes()
+        // The same file as last time: the same homes, no need to read them back.
+        let unchanged = try !file.sourceDigest.isEmpty && store.lastAppliedDigest() == file.sourceDigest
+        let lastApplied = try unchanged ? file.homes : store.lastAppliedHomes()
         let homes = try withoutUnpairedAccessories(LayoutMerge.merge(stored: stored, lastApplied: lastApplied, configuration: file.homes))
-        return (homes, stored.map(LayoutDigest.init), lastApplied == file.homes ? nil : file.homes)
+        return (homes, stored.map(LayoutDigest.init), unchanged || lastApplied == file.homes ? nil : file.homes)
     }
 
     /// Reads the configuration file again: the merged layout and the configuration's homes; nil
     /// (logged) if it is wrong: the running layout stays. ``recordApplied(_:leavingOut:)`` must
     /// follow once the engine took the layout.
-    func reload() -> (homes: [Home], configured: [Home])? {
+    func reload() -> (homes: [Home], configured: [Home], digest: [UInt8])? {
         do {
             let file = try ConfigFile.load(path: configPath, overrides: overrides)
             let merged = try merge(file.homes, stored: store.hasLayout() ? store.loadHomes() : nil)
-            return (try withoutUnpairedAccessories(merged), file.homes)
+            return (try withoutUnpairedAccessories(merged), file.homes, file.sourceDigest)
         } catch let error as ConfigError {
             logger.error("the configuration was not reloaded: \(error)")
         } catch {
@@ -55,11 +57,13 @@ struct Reloader: Sendable {
 
     /// Records the configuration as applied, without the accessories the engine left out (so the
     /// next start still sees them as new in the file).
-    func recordApplied(_ configured: [Home], leavingOut leftOut: Set<AccessoryID>) {
+    /// (With accessories left out, the record differs from the file: it is stored without the
+    /// file's digest, so the next start compares the homes themselves.)
+    func recordApplied(_ configured: [Home], digest: [UInt8], leavingOut leftOut: Set<AccessoryID>) {
         var applied = configured
         for index in applied.indices { applied[index].accessories.removeAll { leftOut.contains($0.id) } }
         do {
-            try store.saveLastAppliedConfiguration(applied)
+            try store.saveLastAppliedConfiguration(applied, digest: digest)
         } catch {
             logger.error("could not record the configuration as applied: \(error)")
         }

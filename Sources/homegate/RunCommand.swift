@@ -123,8 +123,9 @@ struct RunCommand: AsyncParsableCommand {
             storedLayout: storedLayout, logger: logger
         )
         if let configurationToRecord {
+            let digest = file.sourceDigest
             await engine.storeAfterFirstSync("record the configuration as applied") { store throws(StoreError) in
-                try store.saveLastAppliedConfiguration(configurationToRecord)
+                try store.saveLastAppliedConfiguration(configurationToRecord, digest: digest)
             }
         }
         // In the order they start; a graceful shutdown stops them in the reverse order, so the

@@ -116,6 +116,7 @@ import TestSupport
         fixture.gateway.signal(SIGHUP)
         _ = try await events.inbox.first { $0.payloadString.contains("accessory-removed") && $0.payloadString.contains("Desk Lamp") }
         _ = try await fixture.watcher.inbox.first { $0.topic.string == "\(Self.lamp)/$reachable" && $0.payload.isEmpty }
+        try await fixture.roundTrip() // every clearing the gateway sent before is with the broker
         let retained = try await fixture.retained()
         #expect(!retained.keys.contains { $0.contains("desk-lamp") }, "no stale retained topic: \(retained.keys.sorted())")
         await events.stop()
