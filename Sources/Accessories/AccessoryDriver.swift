@@ -35,6 +35,10 @@ public protocol AccessoryDriver: Sendable {
     /// reachability. One stream per driver, for one consumer, in order.
     var events: AsyncStream<AccessoryEvent> { get }
 
+    /// The event streams to consume, each in its own order: one for a driver, one per driver for
+    /// a ``DriverSet`` (so no task stands between a device and the engine).
+    var eventStreams: [AsyncStream<AccessoryEvent>] { get }
+
     /// Whether the accessory `id` is this driver's.
     func serves(_ id: AccessoryID) -> Bool
 
@@ -69,6 +73,8 @@ public enum AccessoryEvent: Sendable, Hashable {
 }
 
 extension AccessoryDriver {
+    public var eventStreams: [AsyncStream<AccessoryEvent>] { [events] }
+
     public func placement(of id: AccessoryID) -> Placement? {
         nil
     }

@@ -3,29 +3,23 @@ import Synchronization
 import Wire
 
 /// Several drivers as one (the simulator and the HAP controller): each accessory goes to the
-/// driver that serves it; their events arrive merged, each driver's in its own order.
-///
-/// ``run()`` forwards the drivers' events; it must run while ``events`` is consumed.
+/// driver that serves it; their events come as one stream per driver (``eventStreams``), each
+/// in its own order.
 public final class DriverSet: AccessoryDriver {
     private let drivers: [any AccessoryDriver]
-    public let events: AsyncStream<AccessoryEvent>
-    private let continuation: AsyncStream<AccessoryEvent>.Continuation
 
     public init(_ drivers: [any AccessoryDriver]) {
         self.drivers = drivers
-        (events, continuation) = AsyncStream.makeStream()
     }
 
-    /// Forwards every driver's events until cancelled (or every driver's stream ended).
-    public func run() async {
-        await withTaskGroup(of: Void.self) { group in
-            for driver in drivers {
-                group.addTask { [continuation] in
-                    for await event in driver.events { continuation.yield(event) }
-                }
-            }
-        }
-        continuation.finish()
+    /// Every driver's own stream.
+    public var eventStreams: [AsyncStream<AccessoryEvent>] {
+        drivers.flatMap(\.eventStreams)
+    }
+
+    /// Not used: a set's events come through ``eventStreams``; this stream ends at once.
+    public var events: AsyncStream<AccessoryEvent> {
+        AsyncStream { $0.finish() }
     }
 
     public func accessories() async throws -> [Accessory] {

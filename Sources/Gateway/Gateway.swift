@@ -187,7 +187,9 @@ public actor Gateway {
             group.addTask { await self.work.run() }
             group.addTask { await self.followConnection() }
             group.addTask { await self.followMessages() }
-            group.addTask { await self.followDeviceEvents() }
+            for stream in driver.eventStreams {
+                group.addTask { await self.followDeviceEvents(stream) }
+            }
             group.addTask { try await self.expireCommandsOnTime() }
             group.addTask { try await self.publishLayoutWhenChanged() }
             group.addTask { try await self.poll() }
@@ -248,8 +250,8 @@ public actor Gateway {
         }
     }
 
-    private func followDeviceEvents() async {
-        for await event in driver.events {
+    private func followDeviceEvents(_ stream: AsyncStream<AccessoryEvent>) async {
+        for await event in stream {
             handle(event)
         }
     }

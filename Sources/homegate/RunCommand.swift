@@ -134,7 +134,6 @@ struct RunCommand: AsyncParsableCommand {
             .init(service: MQTTService(client: client, baseTopic: file.baseTopic, logger: logger)),
             .init(service: PartService("simulator", logger: logger) { try await simulator.run() }),
             .init(service: PartService("HAP devices", logger: logger) { await hapDriver.run() }),
-            .init(service: PartService("device events", logger: logger) { await drivers.run() }),
             .init(service: PartService("engine", logger: logger) { try await engine.run() }),
         ]
         if let settings = file.metrics {
