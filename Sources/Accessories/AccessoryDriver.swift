@@ -70,6 +70,9 @@ public enum AccessoryEvent: Sendable, Hashable {
     case accessories([Accessory])
     /// Accessories that are gone for good (their device was unpaired): they leave the home.
     case removed([AccessoryID])
+    /// Something odd about a device's description of itself (the accessory named is its first),
+    /// and what was done about it.
+    case warning(AccessoryID, String)
 }
 
 extension AccessoryDriver {

@@ -16,6 +16,9 @@ extension Gateway {
             adopt(devices)
         case .removed(let ids):
             remove(ids)
+        case .warning(let id, let message):
+            let (home, accessory) = accessory(id).map { ($0.home.name, $0.accessory.name) } ?? ("", id.rawValue)
+            announce("accessory-warning", ["accessory": .string(id.rawValue), "name": .string(accessory), "home": .string(home), "message": .string(message)])
         }
     }
 

@@ -26,15 +26,16 @@ public struct ServiceDescription: Sendable, Hashable {
     public let characteristics: [CharacteristicDescription]
 }
 
-/// A characteristic with its metadata and (if readable) value.
+/// A characteristic with its metadata and (if readable) value, as the device described it: a
+/// field the device left out is nil (the driver fills it from the catalog for known types).
 public struct CharacteristicDescription: Sendable, Hashable {
     public let iid: Int
     /// The type's full UUID, upper case.
     public let type: String
-    /// `bool`, `uint8`, ..., `float`, `string`, `tlv8`, `data`.
-    public let format: String
-    /// `pr`, `pw`, `ev`, `aa`, `tw`, `hd`, `wr`.
-    public let perms: [String]
+    /// `bool`, `uint8`, ..., `float`, `string`, `tlv8`, `data`; nil when the device sent none.
+    public let format: String?
+    /// `pr`, `pw`, `ev`, `aa`, `tw`, `hd`, `wr`; nil when the device sent none.
+    public let perms: [String]?
     public let value: JSON?
     public let unit: String?
     public let minValue: Double?
@@ -60,42 +61,97 @@ extension AccessoryDescription {
     }
 
     /// Parses a `GET /accessories` body.
-    /// - Throws: ``HAPError`` (malformed) naming what is missing.
+    /// - Throws: ``HAPError`` (malformed) when it is not JSON or has no `accessories` list.
     public static func parse(_ body: [UInt8]) throws(HAPError) -> [AccessoryDescription] {
+        try parseReporting(body).accessories
+    }
+
+    /// A database as real devices send it: parsed leniently (see ``parseReporting(_:)``).
+    public struct Parsed: Sendable {
+        public let accessories: [AccessoryDescription]
+        /// What was odd and what was done about it, one sentence each.
+        public let warnings: [String]
+    }
+
+    /// Parses a `GET /accessories` body the way real devices send it: an accessory, service or
+    /// characteristic that cannot be used (no aid, iid or type; an id beyond 64 bits; a second
+    /// use of an iid) is skipped with a warning and the rest of the device is kept; fields a
+    /// device leaves out (format, perms) stay nil for the driver to fill from the catalog.
+    /// - Throws: ``HAPError`` (malformed) only when the body is not JSON or has no `accessories` list.
+    public static func parseReporting(_ body: [UInt8]) throws(HAPError) -> Parsed {
         guard let accessories = try JSON.hapBody(body, "GET /accessories")["accessories"]?.array else {
             throw HAPError(.malformed, "GET /accessories: no \"accessories\" array")
         }
+        var warnings: [String] = []
         var result: [AccessoryDescription] = []
-        for accessory in accessories {
-            guard let aid = accessory["aid"]?.int, let services = accessory["services"]?.array else {
-                throw HAPError(.malformed, "GET /accessories: an accessory without aid or services")
+        var seenAIDs: Set<Int> = []
+        for (position, accessory) in accessories.enumerated() {
+            guard let aid = identifier(accessory["aid"]) else {
+                warnings.append("accessory #\(position + 1) has no usable aid (\(describe(accessory["aid"]))): skipped")
+                continue
             }
-            result.append(AccessoryDescription(aid: Int(aid), services: try services.map { service throws(HAPError) in try parseService(service, aid: Int(aid)) }))
+            guard seenAIDs.insert(aid).inserted else {
+                warnings.append("accessory \(aid) appears twice: the second is skipped")
+                continue
+            }
+            guard let services = accessory["services"]?.array else {
+                warnings.append("accessory \(aid) has no services list: skipped")
+                continue
+            }
+            var iids: Set<Int> = []
+            let parsed = services.enumerated().compactMap { index, service in
+                parseService(service, position: index, aid: aid, iids: &iids, warnings: &warnings)
+            }
+            result.append(AccessoryDescription(aid: aid, services: parsed))
         }
-        return result
+        return Parsed(accessories: result, warnings: warnings)
     }
 
-    private static func parseService(_ json: JSON, aid: Int) throws(HAPError) -> ServiceDescription {
-        guard let iid = json["iid"]?.int, let type = json["type"]?.string, let characteristics = json["characteristics"]?.array else {
-            throw HAPError(.malformed, "GET /accessories: accessory \(aid) has a service without iid, type or characteristics")
+    /// An aid or iid: a whole number from 1 to Int64.max (HAP allows 64-bit identifiers).
+    private static func identifier(_ json: JSON?) -> Int? {
+        guard let number = json?.int, number >= 1 else { return nil }
+        return Int(exactly: number)
+    }
+
+    private static func describe(_ json: JSON?) -> String {
+        json.map { String($0.text.prefix(40)) } ?? "none"
+    }
+
+    private static func parseService(_ json: JSON, position: Int, aid: Int, iids: inout Set<Int>, warnings: inout [String]) -> ServiceDescription? {
+        guard let iid = identifier(json["iid"]), let type = json["type"]?.string, !type.isEmpty else {
+            warnings.append("accessory \(aid): service #\(position + 1) has no usable iid or type: skipped with its characteristics")
+            return nil
         }
+        guard iids.insert(iid).inserted else {
+            warnings.append("accessory \(aid): iid \(iid) is used twice; the service \(type) with it is skipped")
+            return nil
+        }
+        let characteristics = (json["characteristics"]?.array ?? []).enumerated().compactMap { index, characteristic in
+            parseCharacteristic(characteristic, position: index, aid: aid, service: iid, iids: &iids, warnings: &warnings)
+        }
+        if json["characteristics"]?.array == nil { warnings.append("accessory \(aid): service \(iid) has no characteristics list") }
         return ServiceDescription(
-            iid: Int(iid), type: fullUUID(type), isPrimary: json["primary"]?.bool ?? false, isHidden: json["hidden"]?.bool ?? false,
-            linked: json["linked"]?.array?.compactMap { $0.int.map(Int.init) } ?? [],
-            characteristics: try characteristics.map { characteristic throws(HAPError) in try parseCharacteristic(characteristic, aid: aid) }
+            iid: iid, type: fullUUID(type), isPrimary: json["primary"]?.bool ?? false, isHidden: json["hidden"]?.bool ?? false,
+            linked: json["linked"]?.array?.compactMap { identifier($0) } ?? [], characteristics: characteristics
         )
     }
 
-    private static func parseCharacteristic(_ json: JSON, aid: Int) throws(HAPError) -> CharacteristicDescription {
-        guard let iid = json["iid"]?.int, let type = json["type"]?.string, let format = json["format"]?.string else {
-            throw HAPError(.malformed, "GET /accessories: accessory \(aid) has a characteristic without iid, type or format")
+    private static func parseCharacteristic(_ json: JSON, position: Int, aid: Int, service: Int, iids: inout Set<Int>,
+                                            warnings: inout [String]) -> CharacteristicDescription? {
+        guard let iid = identifier(json["iid"]), let type = json["type"]?.string, !type.isEmpty else {
+            warnings.append("accessory \(aid): characteristic #\(position + 1) of service \(service) has no usable iid or type: skipped")
+            return nil
+        }
+        guard iids.insert(iid).inserted else {
+            warnings.append("accessory \(aid): iid \(iid) is used twice; the characteristic \(type) with it is skipped")
+            return nil
         }
         return CharacteristicDescription(
-            iid: Int(iid), type: fullUUID(type), format: format,
-            perms: json["perms"]?.array?.compactMap(\.string) ?? [],
+            iid: iid, type: fullUUID(type), format: json["format"]?.string,
+            perms: json["perms"]?.array.map { $0.compactMap(\.string) },
             value: json["value"].flatMap { $0 == .null ? nil : $0 },
             unit: json["unit"]?.string, minValue: json["minValue"]?.double, maxValue: json["maxValue"]?.double,
-            minStep: json["minStep"]?.double, maxLen: json["maxLen"]?.int.map(Int.init),
+            minStep: json["minStep"]?.double, maxLen: json["maxLen"]?.int.flatMap { Int(exactly: $0) },
             validValues: json["valid-values"]?.array?.compactMap(\.double),
             validValuesRange: json["valid-values-range"]?.array?.compactMap(\.double),
             description: json["description"]?.string

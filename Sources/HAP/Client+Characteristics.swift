@@ -24,12 +24,18 @@ public struct CharacteristicOutcome: Sendable, Hashable {
 extension Client {
     /// The accessory database (`GET /accessories`).
     public func accessories(timeout: Duration = Client.defaultTimeout) async throws(HAPError) -> [AccessoryDescription] {
+        try await accessoryDatabase(timeout: timeout).accessories
+    }
+
+    /// The accessory database (`GET /accessories`) with what was odd in it
+    /// (``AccessoryDescription/parseReporting(_:)``).
+    public func accessoryDatabase(timeout: Duration = Client.defaultTimeout) async throws(HAPError) -> AccessoryDescription.Parsed {
         try requireSession("reading the accessories")
         let response = try await request(HTTPRequest(method: "GET", path: "/accessories"), timeout: timeout)
         guard response.status == 200 else {
             throw HAPError(.status, "GET /accessories: the accessory answered HTTP \(response.status) \(response.reason)")
         }
-        return try AccessoryDescription.parse(response.body)
+        return try AccessoryDescription.parseReporting(response.body)
     }
 
     /// Reads characteristics (`GET /characteristics?id=...`): each one's status and value.

@@ -18,10 +18,15 @@ struct AccessoryMapping: Sendable {
     let notifying: [CharacteristicAddress]
     /// A cheap characteristic to read as a keep-alive (the first readable one of aid 1).
     let keepAliveProbe: CharacteristicAddress?
+    /// What was odd in the database and what was done about it, one sentence each (logged and
+    /// announced as `accessory-warning`).
+    let warnings: [String]
 
     struct CharacteristicInfo: Sendable {
         let format: Format
         let timedWrite: Bool
+        /// The step values are rounded to (the device's `minStep`), so a float32 reads as meant.
+        let minStep: Double?
     }
 
     /// The stable id of accessory `aid` of device `deviceID`: `hap-aabbccddeeff-2`.
@@ -34,7 +39,7 @@ struct AccessoryMapping: Sendable {
         "hap-\(deviceID.lowercased().filter { $0.isLetter || $0.isNumber })-"
     }
 
-    init(deviceID: String, database: [AccessoryDescription]) {
+    init(deviceID: String, database: [AccessoryDescription], warnings parseWarnings: [String] = []) {
         self.deviceID = deviceID
         let isBridge = database.count > 1
         let bridgeAID = database.first(where: { $0.aid == 1 })?.aid
@@ -42,17 +47,19 @@ struct AccessoryMapping: Sendable {
         var characteristics: [CharacteristicAddress: CharacteristicInfo] = [:]
         var notifying: [CharacteristicAddress] = []
         var accessories: [Accessory] = []
+        var warnings = parseWarnings
         for description in database {
             let id = Self.accessoryID(deviceID: deviceID, aid: description.aid)
             aids[id] = description.aid
             let bridgeID = isBridge && description.aid != bridgeAID ? bridgeAID.map { Self.accessoryID(deviceID: deviceID, aid: $0) } : nil
-            accessories.append(Self.accessory(description, id: id, bridgeID: bridgeID, isBridge: isBridge && description.aid == bridgeAID))
-            for service in description.services {
+            let accessory = Self.accessory(description, id: id, bridgeID: bridgeID, isBridge: isBridge && description.aid == bridgeAID, warnings: &warnings)
+            accessories.append(accessory)
+            for service in accessory.services {
                 for characteristic in service.characteristics {
                     let address = CharacteristicAddress(aid: description.aid, iid: characteristic.iid)
-                    characteristics[address] = CharacteristicInfo(format: Format(rawValue: characteristic.format) ?? .data,
-                                                                  timedWrite: characteristic.perms.contains("tw"))
-                    if characteristic.perms.contains("ev") { notifying.append(address) }
+                    characteristics[address] = CharacteristicInfo(format: characteristic.format, timedWrite: characteristic.perms.contains(.timedWrite),
+                                                                  minStep: characteristic.minStep)
+                    if characteristic.supportsEvents { notifying.append(address) }
                 }
             }
         }
@@ -60,10 +67,40 @@ struct AccessoryMapping: Sendable {
         self.aids = aids
         self.characteristics = characteristics
         self.notifying = notifying
-        self.keepAliveProbe = database.first { $0.aid == 1 }.flatMap { accessory in
-            accessory.services.lazy.flatMap(\.characteristics).first { $0.perms.contains("pr") }
-                .map { CharacteristicAddress(aid: 1, iid: $0.iid) }
+        self.warnings = warnings
+        self.keepAliveProbe = accessories.first { aids[$0.id] == 1 }.flatMap { accessory in
+            accessory.services.lazy.flatMap(\.characteristics).first(where: \.isReadable).map { CharacteristicAddress(aid: 1, iid: $0.iid) }
         }
+    }
+
+    /// This mapping with `refused` sending no events: their `ev` permission is dropped (so the
+    /// engine polls them) and they leave ``notifying``.
+    func withoutEvents(_ refused: [CharacteristicAddress]) -> AccessoryMapping {
+        let refusedSet = Set(refused)
+        var accessories = accessories
+        for index in accessories.indices {
+            guard let aid = aids[accessories[index].id] else { continue }
+            for serviceIndex in accessories[index].services.indices {
+                for characteristicIndex in accessories[index].services[serviceIndex].characteristics.indices {
+                    let iid = accessories[index].services[serviceIndex].characteristics[characteristicIndex].iid
+                    guard refusedSet.contains(CharacteristicAddress(aid: aid, iid: iid)) else { continue }
+                    accessories[index].services[serviceIndex].characteristics[characteristicIndex].perms.removeAll { $0 == .events }
+                }
+            }
+        }
+        return AccessoryMapping(deviceID: deviceID, accessories: accessories, aids: aids, characteristics: characteristics,
+                                notifying: notifying.filter { !refusedSet.contains($0) }, keepAliveProbe: keepAliveProbe, warnings: warnings)
+    }
+
+    private init(deviceID: String, accessories: [Accessory], aids: [AccessoryID: Int], characteristics: [CharacteristicAddress: CharacteristicInfo],
+                 notifying: [CharacteristicAddress], keepAliveProbe: CharacteristicAddress?, warnings: [String]) {
+        self.deviceID = deviceID
+        self.accessories = accessories
+        self.aids = aids
+        self.characteristics = characteristics
+        self.notifying = notifying
+        self.keepAliveProbe = keepAliveProbe
+        self.warnings = warnings
     }
 
     /// The accessory id of `aid`, if the device has it.
@@ -76,12 +113,14 @@ struct AccessoryMapping: Sendable {
     private static let nameType = AccessoryDescription.fullUUID("23")
     private static let configuredNameType = AccessoryDescription.fullUUID("E3")
 
-    private static func accessory(_ description: AccessoryDescription, id: AccessoryID, bridgeID: AccessoryID?, isBridge: Bool) -> Accessory {
+    private static func accessory(_ description: AccessoryDescription, id: AccessoryID, bridgeID: AccessoryID?, isBridge: Bool,
+                                  warnings: inout [String]) -> Accessory {
         func information(_ short: String) -> String {
-            description.characteristic(AccessoryDescription.fullUUID(short), in: informationService)?.value?.string ?? ""
+            let service = description.services.first { UUIDs.apple($0.type) == informationService }
+            return service?.characteristics.first { UUIDs.apple($0.type) == AccessoryDescription.fullUUID(short) }?.value?.string ?? ""
         }
         let name = information("23")
-        let services = description.services.map(service)
+        let services = description.services.map { service(description.aid, $0, warnings: &warnings) }
         return Accessory(
             id: id, name: name.isEmpty ? "Accessory \(description.aid)" : name, manufacturer: information("20"), model: information("21"),
             serialNumber: information("30"), firmwareRevision: information("52"),
@@ -89,25 +128,84 @@ struct AccessoryMapping: Sendable {
         )
     }
 
-    private static func service(_ description: ServiceDescription) -> Service {
+    private static func service(_ aid: Int, _ description: ServiceDescription, warnings: inout [String]) -> Service {
         let type = Catalog.standard.service(description.type)
-        let name = description.characteristics.first { $0.type == configuredNameType }?.value?.string
-            ?? description.characteristics.first { $0.type == nameType }?.value?.string
+        let vendor = Catalog.standard.vendorService(description.type)
+        let name = description.characteristics.first { UUIDs.apple($0.type) == configuredNameType }?.value?.string
+            ?? description.characteristics.first { UUIDs.apple($0.type) == nameType }?.value?.string
         return Service(iid: description.iid, type: type?.name ?? description.type, uuid: description.type, name: name,
-                       isPrimary: description.isPrimary, isHidden: description.isHidden, linked: description.linked,
-                       characteristics: description.characteristics.map(characteristic))
+                       isPrimary: description.isPrimary, isHidden: description.isHidden || vendor?.hidden == true, linked: description.linked,
+                       characteristics: description.characteristics.map { characteristic(aid, $0, warnings: &warnings) })
     }
 
-    private static func characteristic(_ description: CharacteristicDescription) -> Characteristic {
-        let type = Catalog.standard.characteristic(description.type)
-        let format = Format(rawValue: description.format) ?? .data
-        return Characteristic(
-            iid: description.iid, type: type?.name ?? description.type, uuid: description.type, format: format,
-            perms: description.perms.compactMap(Permission.init(rawValue:)).sorted(), unit: description.unit,
-            minValue: description.minValue, maxValue: description.maxValue, minStep: description.minStep, maxLen: description.maxLen,
-            validValues: description.validValues, validValuesRange: description.validValuesRange,
-            value: description.value.flatMap { value(from: $0, format: format) }, description: description.description
+    /// A characteristic as the device described it, completed from the catalog where the device
+    /// left something out (format, perms, unit), its value read leniently; what was odd is told.
+    static func characteristic(_ aid: Int, _ description: CharacteristicDescription, warnings: inout [String]) -> Characteristic {
+        let standard = Catalog.standard.characteristic(description.type)
+        let vendor = Catalog.standard.vendorCharacteristic(description.type)
+        let label = "accessory \(aid), characteristic \(description.iid) (\(standard?.name ?? vendor?.name ?? description.type))"
+        let format = format(of: description, standard: standard, vendor: vendor, label: label, warnings: &warnings)
+        var perms: [Permission]
+        if let given = description.perms {
+            perms = given.compactMap(Permission.init(rawValue:))
+            let unknown = given.filter { Permission(rawValue: $0) == nil }
+            if !unknown.isEmpty { warnings.append("\(label): unknown permissions \(unknown.joined(separator: ", ")) ignored") }
+        } else {
+            perms = standard?.perms ?? vendor?.perms ?? [.read]
+            warnings.append("\(label): no perms; taken as \(perms.map(\.rawValue).joined(separator: " ")) (\(standard != nil || vendor?.perms != nil ? "the catalog's" : "read only"))")
+        }
+        perms.sort()
+        let minStep = description.minStep ?? (description.format == nil ? standard?.minStep ?? vendor?.minStep : nil)
+        var characteristic = Characteristic(
+            iid: description.iid, type: standard?.name ?? description.type, uuid: description.type, format: format, perms: perms,
+            unit: description.unit ?? standard?.unit ?? vendor?.unit,
+            minValue: description.minValue ?? (description.format == nil ? standard?.minValue ?? vendor?.minValue : nil),
+            maxValue: description.maxValue ?? (description.format == nil ? standard?.maxValue ?? vendor?.maxValue : nil),
+            minStep: minStep, maxLen: description.maxLen, validValues: description.validValues, validValuesRange: description.validValuesRange,
+            description: description.description
         )
+        if let json = description.value {
+            if let value = value(from: json, format: format, minStep: minStep) {
+                characteristic.value = value
+                if let problem = outOfBounds(value, of: characteristic) { warnings.append("\(label): \(problem); kept as the device reports it") }
+                if case .data = value, format == .data || format == .tlv8, json.string.map({ Data(base64Encoded: $0) == nil }) == true {
+                    warnings.append("\(label): data written as hex, not base64; read as hex")
+                }
+            } else {
+                warnings.append("\(label): the value \(json.text.prefix(40)) is not a \(format.rawValue); no value until the device sends one")
+            }
+        }
+        return Characteristic(iid: characteristic.iid, definition: characteristic.definition.shared, value: characteristic.value)
+    }
+
+    private static func format(of description: CharacteristicDescription, standard: CharacteristicType?, vendor: VendorCharacteristicType?,
+                               label: String, warnings: inout [String]) -> Format {
+        if let name = description.format, let format = Format(rawValue: name) { return format }
+        let fallback = standard?.format ?? vendor?.format ?? inferredFormat(description.value)
+        if let name = description.format {
+            warnings.append("\(label): unknown format \"\(name)\"; taken as \(fallback.rawValue)")
+        } else {
+            warnings.append("\(label): no format; taken as \(fallback.rawValue) (\(standard != nil || vendor?.format != nil ? "the catalog's" : "from its value"))")
+        }
+        return fallback
+    }
+
+    /// A format for a custom characteristic that gives none, from its value.
+    private static func inferredFormat(_ value: JSON?) -> Format {
+        switch value {
+        case .bool?: .bool
+        case .int?, .uint?: .int
+        case .double?: .float
+        case .string?: .string
+        default: .data
+        }
+    }
+
+    private static func outOfBounds(_ value: Value, of characteristic: Characteristic) -> String? {
+        guard let number = value.number else { return nil }
+        if let minValue = characteristic.minValue, number < minValue { return "the value \(Value.format(number)) is below its own minimum \(Value.format(minValue))" }
+        if let maxValue = characteristic.maxValue, number > maxValue { return "the value \(Value.format(number)) is above its own maximum \(Value.format(maxValue))" }
+        return nil
     }
 
     /// The category HomeKit would show for an accessory offering these services: the primary
@@ -140,17 +238,60 @@ struct AccessoryMapping: Sendable {
         }
     }
 
-    /// A HAP JSON value as a value of `format`; nil if it is not one.
-    static func value(from json: JSON, format: Format) -> Value? {
+    /// A HAP JSON value as a value of `format`; nil if it is not one. Numbers of a float
+    /// characteristic come with the precision the device means: rounded to its `minStep`, or,
+    /// without one, to the shortest decimal of the single-precision float devices compute in
+    /// (`120.5999984741211` -> `120.6`). Data may come as base64 or, from some firmware, as hex.
+    static func value(from json: JSON, format: Format, minStep: Double? = nil) -> Value? {
         switch format {
         case .bool: return json.bool.map(Value.bool)
         case .int: return json.int.map(Value.int)
         case .uint8, .uint16, .uint32, .uint64:
             if case .uint(let large) = json { return .uint(large) }
             return json.int.flatMap { $0 >= 0 ? Value.uint(UInt64($0)) : nil }
-        case .float: return json.double.map(Value.float)
+        case .float: return json.double.map { Value.float(precise($0, step: minStep)) }
         case .string: return json.string.map(Value.string)
-        case .tlv8, .data: return json.string.flatMap { Data(base64Encoded: $0) }.map { Value.data([UInt8]($0)) }
+        case .tlv8, .data:
+            guard let text = json.string else { return nil }
+            if let data = Data(base64Encoded: text) { return .data(Array(data)) }
+            return hex(text).map(Value.data)
+        }
+    }
+
+    /// `value` as the device means it (see ``value(from:format:minStep:)``).
+    static func precise(_ value: Double, step: Double?) -> Double {
+        guard value.isFinite else { return value }
+        if let step, step > 0, step.isFinite {
+            let decimals = max(0, min(10, Int((-log10(step)).rounded(.up))))
+            let rounded = (value / step).rounded() * step
+            return Double(String(format: "%.\(decimals)f", rounded)) ?? rounded
+        }
+        let single = Float(value)
+        guard single.isFinite, Double(single) == value else { return value }
+        return Double(single.description) ?? value
+    }
+
+    /// Bytes from hex text (an even number of hex digits).
+    private static func hex(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func nibble(_ digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
         }
     }
 }

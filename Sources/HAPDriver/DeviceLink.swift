@@ -21,6 +21,8 @@ final class DeviceLink: Sendable {
     private struct State {
         var client: Client?
         var mapping: AccessoryMapping?
+        /// The database warnings last reported.
+        var reportedWarnings: [String] = []
         /// Set once the first attempt to connect has ended, either way.
         var firstAttemptDone = false
         var firstAttemptWaiters: [CheckedContinuation<Void, Never>] = []
@@ -113,28 +115,60 @@ final class DeviceLink: Sendable {
 
     // MARK: A session
 
-    /// Verifies a session, reads the accessory database, reports it, subscribes to events.
+    /// Verifies a session, reads the accessory database, subscribes to events, reports the
+    /// accessories (characteristics whose events the device refuses without `ev`: the engine
+    /// polls them) and what was odd in the database.
     private func connect() async throws(HAPError) -> Client {
         let client = try await Client.session(host: device.host, port: device.port, controller: controller, accessory: device.pairing,
                                               timeout: configuration.connectTimeout)
         do {
             // A device that stops answering while the session is set up is noticed as quickly as
             // by the keep-alive: these requests are small and answered at once by a live device.
-            let mapping = AccessoryMapping(deviceID: device.deviceID, database: try await client.accessories(timeout: configuration.connectTimeout))
+            let database = try await client.accessoryDatabase(timeout: configuration.connectTimeout)
+            var mapping = AccessoryMapping(deviceID: device.deviceID, database: database.accessories, warnings: database.warnings)
+            let refused = try await subscribe(mapping.notifying, on: client)
+            if !refused.isEmpty {
+                mapping = mapping.withoutEvents(refused)
+                logger.notice("\(device.name): events refused for \(refused.map(\.description).joined(separator: ", ")); they are polled")
+            }
             state.withLock { state in
                 state.client = client
                 state.mapping = mapping
             }
             emit(.accessories(mapping.accessories))
+            reportWarnings(mapping.warnings + refused.map { "characteristic \($0): the device refuses its events; it is polled every poll interval" })
             markFirstAttemptDone()
-            let outcomes = try await client.subscribe(mapping.notifying, timeout: configuration.keepAliveTimeout)
-            let refused = outcomes.filter { $0.value.status != .success }.keys.sorted()
-            if !refused.isEmpty { logger.notice("\(device.name): events refused for \(refused.map(\.description).joined(separator: ", "))") }
             logger.info("\(device.name) (\(device.deviceID)) connected at \(device.host):\(device.port): \(mapping.accessories.count) accessories")
             return client
         } catch {
             client.close()
             throw error
+        }
+    }
+
+    /// Subscribes to every characteristic that sends events; the ones the device refuses (by a
+    /// status, or by refusing the whole request) are returned.
+    private func subscribe(_ addresses: [CharacteristicAddress], on client: Client) async throws(HAPError) -> [CharacteristicAddress] {
+        guard !addresses.isEmpty else { return [] }
+        do {
+            let outcomes = try await client.subscribe(addresses, timeout: configuration.keepAliveTimeout)
+            return addresses.filter { outcomes[$0].map { $0.status != .success } ?? false }
+        } catch where error.kind == .status {
+            return addresses // the device refused the request as a whole
+        }
+    }
+
+    /// Logs and announces what was odd in the device's database, once per new set of warnings
+    /// (a reconnect that finds the same database says nothing again).
+    private func reportWarnings(_ warnings: [String]) {
+        let isNew = state.withLock { state -> Bool in
+            defer { state.reportedWarnings = warnings }
+            return state.reportedWarnings != warnings
+        }
+        guard isNew, let first = state.withLock({ $0.mapping?.accessories.first?.id }) else { return }
+        for warning in warnings {
+            logger.warning("\(device.name) (\(device.deviceID)): \(warning)")
+            emit(.warning(first, warning))
         }
     }
 
@@ -158,7 +192,7 @@ final class DeviceLink: Sendable {
             guard let mapping = state.withLock({ $0.mapping }) else { continue }
             for value in values {
                 guard let id = mapping.accessoryID(aid: value.address.aid), let info = mapping.characteristics[value.address],
-                      let converted = AccessoryMapping.value(from: value.value, format: info.format) else { continue }
+                      let converted = AccessoryMapping.value(from: value.value, format: info.format, minStep: info.minStep) else { continue }
                 emit(.value(CharacteristicReference(accessoryID: id, iid: value.address.iid), converted))
             }
         }
@@ -201,7 +235,8 @@ final class DeviceLink: Sendable {
         guard let outcome, outcome.status == .success else {
             throw Self.driverError(outcome?.status ?? .communicationFailure, "\(device.name) could not read \(address)")
         }
-        guard let info = mapping.characteristics[address], let json = outcome.value, let value = AccessoryMapping.value(from: json, format: info.format) else {
+        guard let info = mapping.characteristics[address], let json = outcome.value,
+              let value = AccessoryMapping.value(from: json, format: info.format, minStep: info.minStep) else {
             throw StatusError(.communicationFailure, "\(device.name) sent no usable value for \(address)")
         }
         return value

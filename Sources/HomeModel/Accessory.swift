@@ -90,9 +90,11 @@ public struct Service: Sendable, Hashable {
     /// The service types that describe the device rather than offer a function.
     public static let informationTypes: Set<String> = ["accessory-information", "protocol-information"]
 
-    /// Whether the service gets topics: not hidden and not an information service.
+    /// Whether the service gets topics: not hidden (by the device, or by the catalog: Apple's
+    /// information services, a vendor's internal ones such as Eve's history).
     public var isVisible: Bool {
         !isHidden && !Self.informationTypes.contains(type) && Catalog.standard.service(type)?.hidden != true
+            && Catalog.standard.vendorService(uuid)?.hidden != true
     }
 
     /// The characteristic of type `type` (`brightness`).

@@ -109,7 +109,73 @@ public struct ServiceType: Sendable, Hashable, Codable {
     }
 }
 
-/// The catalog of Apple's standard HomeKit service and characteristic types.
+/// A vendor's own characteristic type (Eve's power, ecobee's home target heat): what the catalog
+/// knows of it, above all a readable name for its topic segment. Devices describe these types
+/// themselves; the catalog fills in what they leave out.
+public struct VendorCharacteristicType: Sendable, Hashable, Decodable {
+    /// `eve`, `ecobee`, ...
+    public let vendor: String
+    /// The topic segment (`power`); not unique across vendors, never a configuration name.
+    public let name: String
+    public let displayName: String
+    public let uuid: String
+    public let format: Format?
+    public let perms: [Permission]?
+    public let unit: String?
+    public let minValue: Double?
+    public let maxValue: Double?
+    public let minStep: Double?
+    /// Allowed values and their names.
+    public let validValues: [CharacteristicType.ValidValue]?
+
+    enum CodingKeys: String, CodingKey {
+        case vendor, name, displayName, uuid, format, perms, unit, minValue, maxValue, minStep, validValues
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        vendor = try container.decode(String.self, forKey: .vendor)
+        name = try container.decode(String.self, forKey: .name)
+        displayName = try container.decode(String.self, forKey: .displayName)
+        uuid = try container.decode(String.self, forKey: .uuid)
+        format = try container.decodeIfPresent(Format.self, forKey: .format)
+        perms = try container.decodeIfPresent([Permission].self, forKey: .perms)
+        unit = try container.decodeIfPresent(String.self, forKey: .unit)
+        minValue = try container.decodeIfPresent(Double.self, forKey: .minValue)
+        maxValue = try container.decodeIfPresent(Double.self, forKey: .maxValue)
+        minStep = try container.decodeIfPresent(Double.self, forKey: .minStep)
+        validValues = try container.decodeIfPresent([String: String].self, forKey: .validValues).map { named in
+            named.compactMap { key, name in Double(key).map { CharacteristicType.ValidValue(value: $0, name: name) } }.sorted { $0.value < $1.value }
+        }
+    }
+}
+
+/// A vendor's own service type (Eve's history service).
+public struct VendorServiceType: Sendable, Hashable, Decodable {
+    public let vendor: String
+    /// The topic segment.
+    public let name: String
+    public let displayName: String
+    public let uuid: String
+    /// Internal to the vendor's app: no topics.
+    public let hidden: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case vendor, name, displayName, uuid, hidden
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        vendor = try container.decode(String.self, forKey: .vendor)
+        name = try container.decode(String.self, forKey: .name)
+        displayName = try container.decode(String.self, forKey: .displayName)
+        uuid = try container.decode(String.self, forKey: .uuid)
+        hidden = try container.decodeIfPresent(Bool.self, forKey: .hidden) ?? false
+    }
+}
+
+/// The catalog of Apple's standard HomeKit service and characteristic types, and of the vendor
+/// types real devices use.
 ///
 /// Its single source is `Sources/HomeModel/Catalog/hap-catalog.json`; the build embeds that file
 /// (the `EmbedCatalog` plugin) and it is decoded once, on first use.
@@ -120,6 +186,10 @@ public struct Catalog: Sendable {
     private let characteristicsByUUID: [String: CharacteristicType]
     private let servicesByName: [String: ServiceType]
     private let servicesByUUID: [String: ServiceType]
+    private let vendorCharacteristicsByUUID: [String: VendorCharacteristicType]
+    private let vendorServicesByUUID: [String: VendorServiceType]
+    /// UUID suffix -> vendor, for custom types the catalog does not name.
+    private let vendorBases: [(suffix: String, vendor: String)]
 
     /// The standard catalog.
     public static let standard: Catalog = {
@@ -134,10 +204,21 @@ public struct Catalog: Sendable {
     /// Decodes a catalog file.
     public init(json: Data) throws {
         struct File: Decodable {
+            struct Base: Decodable {
+                let vendor: String
+                let uuidSuffix: String
+            }
+
             let characteristics: [CharacteristicType]
             let services: [ServiceType]
+            let vendorCharacteristics: [VendorCharacteristicType]?
+            let vendorServices: [VendorServiceType]?
+            let vendorBases: [Base]?
         }
         let file = try JSONDecoder().decode(File.self, from: json)
+        vendorCharacteristicsByUUID = Dictionary((file.vendorCharacteristics ?? []).map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
+        vendorServicesByUUID = Dictionary((file.vendorServices ?? []).map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
+        vendorBases = (file.vendorBases ?? []).map { ($0.uuidSuffix, $0.vendor) }
         characteristics = file.characteristics
         services = file.services
         characteristicsByName = Dictionary(file.characteristics.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
@@ -146,14 +227,32 @@ public struct Catalog: Sendable {
         servicesByUUID = Dictionary(file.services.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// The characteristic type named `name` (`brightness`), or with that UUID (short or long).
+    /// The characteristic type named `name` (`brightness`), or with that UUID (short or long;
+    /// Apple's types under another base too, as HAA firmware sends them).
     public func characteristic(_ nameOrUUID: String) -> CharacteristicType? {
-        characteristicsByName[nameOrUUID] ?? characteristicsByUUID[UUIDs.expand(nameOrUUID)]
+        characteristicsByName[nameOrUUID] ?? characteristicsByUUID[UUIDs.apple(UUIDs.expand(nameOrUUID))]
     }
 
-    /// The service type named `name` (`lightbulb`), or with that UUID (short or long).
+    /// The service type named `name` (`lightbulb`), or with that UUID (short or long; Apple's
+    /// types under another base too).
     public func service(_ nameOrUUID: String) -> ServiceType? {
-        servicesByName[nameOrUUID] ?? servicesByUUID[UUIDs.expand(nameOrUUID)]
+        servicesByName[nameOrUUID] ?? servicesByUUID[UUIDs.apple(UUIDs.expand(nameOrUUID))]
+    }
+
+    /// The vendor characteristic type with this UUID.
+    public func vendorCharacteristic(_ uuid: String) -> VendorCharacteristicType? {
+        vendorCharacteristicsByUUID[uuid.uppercased()]
+    }
+
+    /// The vendor service type with this UUID.
+    public func vendorService(_ uuid: String) -> VendorServiceType? {
+        vendorServicesByUUID[uuid.uppercased()]
+    }
+
+    /// The vendor whose UUID base `uuid` has (`eve`), if the catalog knows it.
+    public func vendor(ofUUID uuid: String) -> String? {
+        let upper = uuid.uppercased()
+        return vendorBases.first { upper.hasSuffix($0.suffix) }?.vendor
     }
 }
 
@@ -161,6 +260,14 @@ public struct Catalog: Sendable {
 public enum UUIDs {
     /// The Apple base every standard type's UUID ends with.
     public static let appleSuffix = "-0000-1000-8000-0026BB765291"
+    /// Other bases firmware uses for Apple's types (HAA: `...-0000-1000-8000-0026BB765292`).
+    public static let appleSuffixAliases = ["-0000-1000-8000-0026BB765292"]
+
+    /// A full upper-case UUID with an alias of Apple's base given Apple's own base.
+    public static func apple(_ uuid: String) -> String {
+        guard let alias = appleSuffixAliases.first(where: { uuid.hasSuffix($0) }) else { return uuid }
+        return String(uuid.dropLast(alias.count)) + appleSuffix
+    }
 
     /// `43` -> `00000043-0000-1000-8000-0026BB765291`; full UUIDs are upper-cased.
     public static func expand(_ text: String) -> String {

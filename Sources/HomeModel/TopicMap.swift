@@ -223,17 +223,31 @@ public struct TopicMap: Sendable {
         return Slug.assign(preferred)
     }
 
-    /// A service type's segment: its standard name, or the custom type's UUID.
+    /// A service type's segment: its standard name; a vendor type's catalog name; a custom
+    /// type's own name; else a short stable form of its UUID.
     static func typeSegment(_ service: Service) -> String {
-        Catalog.standard.service(service.type)?.name ?? Slug.make(service.type, fallback: "service")
+        if let standard = Catalog.standard.service(service.type) { return standard.name }
+        if let vendor = Catalog.standard.vendorService(service.uuid) { return vendor.name }
+        if let name = service.name, !name.isEmpty { return Slug.make(name, fallback: shortForm(of: service.uuid)) }
+        return shortForm(of: service.uuid)
     }
 
-    /// A characteristic's segment: the standard type's name; a custom type's description, else its UUID.
+    /// A characteristic's segment: the standard type's name; a vendor type's catalog name
+    /// (`power`); a custom type's description; else a short stable form of its UUID.
     static func segment(of characteristic: Characteristic) -> String {
         if let standard = Catalog.standard.characteristic(characteristic.type) { return standard.name }
+        if let vendor = Catalog.standard.vendorCharacteristic(characteristic.uuid) { return vendor.name }
         if let description = characteristic.description, !description.isEmpty {
-            return Slug.make(description, fallback: characteristic.uuid.lowercased())
+            return Slug.make(description, fallback: shortForm(of: characteristic.uuid))
         }
-        return characteristic.uuid.lowercased()
+        return shortForm(of: characteristic.uuid)
+    }
+
+    /// A custom type's UUID, short and stable: its first eight hex digits, after the vendor's
+    /// name when the catalog knows the UUID's base (`eve-e863f11e`).
+    static func shortForm(of uuid: String) -> String {
+        let head = String(uuid.prefix { $0 != "-" }.lowercased().prefix(8))
+        let short = head.isEmpty ? "custom" : head
+        return Catalog.standard.vendor(ofUUID: uuid).map { "\($0)-\(short)" } ?? short
     }
 }

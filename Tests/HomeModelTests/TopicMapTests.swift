@@ -74,11 +74,20 @@ enum Fixtures {
         ServiceBlueprint(type: "lock-mechanism"),
     ])
 
-    /// Eve-style custom types: a custom service with custom characteristics, one with a description.
+    /// Custom and vendor types: a custom service with Eve's characteristics (the catalog names
+    /// them), an unknown Eve one with a description, an unknown one without; Eve's history
+    /// service, which the catalog hides.
     static let custom: Accessory = {
         var meter = accessory("acc-custom", "Energy Meter", room: kitchen, category: .outlet, services: [ServiceBlueprint(type: "outlet")])
-        let serviceUUID = "E863F007-079E-48FF-8F27-9C2605A29F52"
+        let serviceUUID = "F1E2D3C4-0000-4000-8000-00AABBCCDDEE"
+        let history = "E863F007-079E-48FF-8F27-9C2605A29F52"
+        meter.services.append(Service(iid: 40, type: history, uuid: history, characteristics: [
+            Characteristic(iid: 41, type: "E863F11E-079E-48FF-8F27-9C2605A29F52", uuid: "E863F11E-079E-48FF-8F27-9C2605A29F52",
+                           format: .data, perms: [.read, .write]),
+        ]))
         meter.services.append(Service(iid: 20, type: serviceUUID, uuid: serviceUUID, characteristics: [
+            Characteristic(iid: 25, type: "E863F1FF-079E-48FF-8F27-9C2605A29F52", uuid: "E863F1FF-079E-48FF-8F27-9C2605A29F52",
+                           format: .data, perms: [.read]),
             Characteristic(iid: 21, type: "E863F10D-079E-48FF-8F27-9C2605A29F52", uuid: "E863F10D-079E-48FF-8F27-9C2605A29F52",
                            format: .float, perms: [.read, .events], description: "Total Consumption"),
             Characteristic(iid: 22, type: "E863F10A-079E-48FF-8F27-9C2605A29F52", uuid: "E863F10A-079E-48FF-8F27-9C2605A29F52",
@@ -265,17 +274,21 @@ struct TopicMapTests {
         #expect(map.topic(of: characteristic("acc-firmware", 12)) == nil)
     }
 
-    @Test("custom types: the service by its UUID, characteristics by description, else lower-cased UUID")
+    @Test("vendor and custom types: the catalog's vendor names, else the description, else a short stable form; never a bare UUID")
     func customTypes() {
         let meter = "homegate/demo-home/kuche/energy-meter"
-        let custom = "\(meter)/e863f007-079e-48ff-8f27-9c2605a29f52"
-        #expect(map.topic(of: service("acc-custom", 20)) == custom)
-        #expect(map.topic(of: characteristic("acc-custom", 21)) == "\(custom)/total-consumption")
-        #expect(map.topic(of: characteristic("acc-custom", 22)) == "\(custom)/e863f10a-079e-48ff-8f27-9c2605a29f52")
-        #expect(map.topic(of: characteristic("acc-custom", 23)) == "\(custom)/e863f126-079e-48ff-8f27-9c2605a29f52")
-        #expect(map.topic(of: characteristic("acc-custom", 24)) == "\(custom)/volt-ampere-1")
-        #expect(map.topic(of: characteristic("acc-custom", 30)) == "\(meter)/outlet/watts")
+        let custom = "\(meter)/f1e2d3c4"
+        #expect(map.topic(of: service("acc-custom", 20)) == custom, "an unknown service without a name: the UUID's first eight digits")
+        #expect(map.topic(of: characteristic("acc-custom", 21)) == "\(custom)/power", "Eve's power: the catalog's name wins over the description")
+        #expect(map.topic(of: characteristic("acc-custom", 22)) == "\(custom)/voltage")
+        #expect(map.topic(of: characteristic("acc-custom", 23)) == "\(custom)/current")
+        #expect(map.topic(of: characteristic("acc-custom", 24)) == "\(custom)/volt-ampere-1", "unknown to the catalog: its description")
+        #expect(map.topic(of: characteristic("acc-custom", 25)) == "\(custom)/eve-e863f1ff", "unknown, no description: the vendor and eight digits")
+        #expect(map.topic(of: characteristic("acc-custom", 30)) == "\(meter)/outlet/energy")
         #expect(map.topic(of: characteristic("acc-custom", 9)) == "\(meter)/outlet/on")
+        #expect(map.topic(of: service("acc-custom", 40)) == nil, "Eve's history service is hidden")
+        #expect(map.topic(of: characteristic("acc-custom", 41)) == nil)
+        #expect(!map.allTopics.values.contains { $0.split(separator: "/").contains { $0.count == 36 } }, "no 36-character UUID segment")
     }
 
     @Test("homes: clashing names get suffixes, hostile names are made safe")
@@ -375,7 +388,7 @@ struct TopicMapTests {
          TopicMap.Target.characteristic(Fixtures.homeID, CharacteristicReference(accessoryID: "acc-thermostat", iid: 12))),
         ("demo-home/default-room-2/front-door/lock-mechanism/lock-target-state",
          TopicMap.Target.characteristic(Fixtures.homeID, CharacteristicReference(accessoryID: "acc-lock", iid: 10))),
-        ("demo-home/kuche/energy-meter/E863F007-079E-48FF-8F27-9C2605A29F52/Total Consumption",
+        ("demo-home/kuche/energy-meter/F1E2D3C4/POWER",
          TopicMap.Target.characteristic(Fixtures.homeID, CharacteristicReference(accessoryID: "acc-custom", iid: 21))),
         ("demo-home/kuche/desk-strip/outlet-3", TopicMap.Target.service(Fixtures.homeID, ServiceReference(accessoryID: "acc-strip-same", serviceIID: 12))),
         ("holiday-home/beach-house-1/sys/switch/on", TopicMap.Target.characteristic("home-holiday", CharacteristicReference(accessoryID: "acc-beach", iid: 9))),
