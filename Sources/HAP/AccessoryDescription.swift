@@ -98,9 +98,13 @@ extension AccessoryDescription {
                 warnings.append("accessory \(aid) has no services list: skipped")
                 continue
             }
-            var iids: Set<Int> = []
+            // Services and characteristics are addressed apart (HAP addresses characteristics by
+            // aid.iid), so each keeps its own set: some devices (Eve) give a service and its Name
+            // characteristic the same iid.
+            var serviceIIDs: Set<Int> = []
+            var characteristicIIDs: Set<Int> = []
             let parsed = services.enumerated().compactMap { index, service in
-                parseService(service, position: index, aid: aid, iids: &iids, warnings: &warnings)
+                parseService(service, position: index, aid: aid, serviceIIDs: &serviceIIDs, characteristicIIDs: &characteristicIIDs, warnings: &warnings)
             }
             result.append(AccessoryDescription(aid: aid, services: parsed))
         }
@@ -117,17 +121,18 @@ extension AccessoryDescription {
         json.map { String($0.text.prefix(40)) } ?? "none"
     }
 
-    private static func parseService(_ json: JSON, position: Int, aid: Int, iids: inout Set<Int>, warnings: inout [String]) -> ServiceDescription? {
+    private static func parseService(_ json: JSON, position: Int, aid: Int, serviceIIDs: inout Set<Int>, characteristicIIDs: inout Set<Int>,
+                                     warnings: inout [String]) -> ServiceDescription? {
         guard let iid = identifier(json["iid"]), let type = json["type"]?.string, !type.isEmpty else {
             warnings.append("accessory \(aid): service #\(position + 1) has no usable iid or type: skipped with its characteristics")
             return nil
         }
-        guard iids.insert(iid).inserted else {
-            warnings.append("accessory \(aid): iid \(iid) is used twice; the service \(type) with it is skipped")
+        guard serviceIIDs.insert(iid).inserted else {
+            warnings.append("accessory \(aid): service iid \(iid) is used twice; the service \(type) with it is skipped")
             return nil
         }
         let characteristics = (json["characteristics"]?.array ?? []).enumerated().compactMap { index, characteristic in
-            parseCharacteristic(characteristic, position: index, aid: aid, service: iid, iids: &iids, warnings: &warnings)
+            parseCharacteristic(characteristic, position: index, aid: aid, service: iid, iids: &characteristicIIDs, warnings: &warnings)
         }
         if json["characteristics"]?.array == nil { warnings.append("accessory \(aid): service \(iid) has no characteristics list") }
         return ServiceDescription(
@@ -143,7 +148,7 @@ extension AccessoryDescription {
             return nil
         }
         guard iids.insert(iid).inserted else {
-            warnings.append("accessory \(aid): iid \(iid) is used twice; the characteristic \(type) with it is skipped")
+            warnings.append("accessory \(aid): characteristic iid \(iid) is used twice; the characteristic \(type) with it is skipped")
             return nil
         }
         return CharacteristicDescription(
