@@ -20,6 +20,11 @@ public final class Mosquitto: @unchecked Sendable {
 
     private let usesTLS: Bool
 
+    /// The broker's process id while it runs (for CPU figures read from `/proc/<pid>/stat`).
+    public var pid: pid_t? {
+        lock.withLock { process?.pid }
+    }
+
     /// Starts a broker. `extraConfiguration` lines go after the listener line, so per-listener
     /// settings (`cafile`, `certfile`, `require_certificate`) apply to it; a key given there
     /// replaces the same key from the project's config.

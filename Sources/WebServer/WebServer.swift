@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -40,21 +41,37 @@ public struct WebServer: Service {
     ///   one, or the one the system chose for port 0).
     public init(configuration: Configuration, endpoints: Endpoints, logger: Logger, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) {
         let router = Router()
-        router.get("/metrics") { _, _ -> Response in
+        router.add(middleware: ReadOnlyMethods())
+        let metrics: @Sendable () async -> Response = {
             Self.text(.ok, await endpoints.metrics(), contentType: Self.metricsContentType)
         }
-        router.get("/health") { _, _ -> Response in
+        let health: @Sendable () async -> Response = {
             await endpoints.health()
                 ? Self.text(.ok, Array("ok\n".utf8))
                 : Self.text(.serviceUnavailable, Array("not connected to the broker\n".utf8))
         }
+        let notFound: @Sendable () -> Response = { Self.text(.notFound, Array("not found; try /metrics or /health\n".utf8)) }
+        router.get("/metrics") { _, _ in await metrics() }
+        router.get("/health") { _, _ in await health() }
+        router.get("**") { _, _ in notFound() }
+        router.head("/metrics") { _, _ in await metrics().withoutBody() }
+        router.head("/health") { _, _ in await health().withoutBody() }
+        router.head("**") { _, _ in notFound().withoutBody() }
         application = Application(
             router: router,
+            server: .http1(configuration: Self.http1),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "homegate"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? configuration.port) },
             logger: logger
         )
     }
+
+    /// Idle keep-alive connections are closed after 30 s; a request head is at most 8 KiB a line,
+    /// 16 KiB and 100 fields in all (a bigger one is answered 400 and the connection closed).
+    static let http1 = HTTP1Channel.Configuration(
+        idleTimeout: .seconds(30),
+        httpDecoderConfiguration: .init(maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 16 * 1024, maxHeaderFieldCount: 100)
+    )
 
     public func run() async throws {
         try await application.run()
@@ -62,5 +79,25 @@ public struct WebServer: Service {
 
     private static func text(_ status: HTTPResponse.Status, _ body: [UInt8], contentType: String = "text/plain; charset=utf-8") -> Response {
         Response(status: status, headers: [.contentType: contentType], body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
+/// Answers 405 (with `Allow: GET, HEAD`) to every method but GET and HEAD: the server only reads.
+struct ReadOnlyMethods<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.method == .get || request.method == .head else {
+            return Response(status: .methodNotAllowed, headers: [.allow: "GET, HEAD", .contentType: "text/plain; charset=utf-8"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: Array("only GET and HEAD are served\n".utf8))))
+        }
+        return try await next(request, context)
+    }
+}
+
+extension Response {
+    /// The same status and headers, no body (the answer to HEAD).
+    func withoutBody() -> Response {
+        var headers = self.headers
+        headers[.contentLength] = nil
+        return Response(status: status, headers: headers, body: ResponseBody())
     }
 }

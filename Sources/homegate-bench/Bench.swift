@@ -9,7 +9,9 @@ import Harness
 /// `--fan-out N` (messages per fan-out series, default 20000), `--sizes 100,1000,10000`,
 /// `--scale-messages N` (round trips per home size, default 1000), `--hap-iterations N` (HAP
 /// pair-verifies, reads and writes per controller, default 500), `--output FILE` (default
-/// BENCHMARKS.md; `-` prints instead), `--quick` (small counts, for the test suite).
+/// BENCHMARKS.md; `-` prints instead), `--cpu-sets N` (sets over which CPU time is read from
+/// `/proc`, default 10000), `--only echo,set,cpu,fanout,scale,hap` (some sections; the set and CPU
+/// sections bring the echo baseline along), `--quick` (small counts, for the test suite).
 @main
 enum Bench {
     struct Options {
@@ -20,6 +22,17 @@ enum Bench {
         var scaleMessages = 1000
         var output = "BENCHMARKS.md"
         var hapIterations = 500
+        var cpuSets = 10_000
+        /// The sections to run; all when empty.
+        var only: Set<Section> = []
+
+        enum Section: String, CaseIterable {
+            case echo, set, cpu, fanout, scale, hap
+        }
+
+        func runs(_ section: Section) -> Bool {
+            only.isEmpty || only.contains(section) || (section == .echo && (only.contains(.set) || only.contains(.cpu)))
+        }
 
         init(_ arguments: [String]) throws {
             var iterator = arguments.dropFirst().makeIterator()
@@ -41,6 +54,14 @@ enum Bench {
                 case "--sizes": sizes = try value().split(separator: ",").compactMap { Int($0) }
                 case "--output": output = try value()
                 case "--hap-iterations": hapIterations = try number()
+                case "--cpu-sets": cpuSets = try number()
+                case "--only":
+                    for name in try value().split(separator: ",") {
+                        guard let section = Section(rawValue: String(name)) else {
+                            throw FixtureError("--only takes \(Section.allCases.map(\.rawValue).joined(separator: ",")), got \(name)")
+                        }
+                        only.insert(section)
+                    }
                 case "--quick":
                     messages = 50
                     warmUp = 10
@@ -48,6 +69,7 @@ enum Bench {
                     sizes = [10]
                     scaleMessages = 20
                     hapIterations = 20
+                    cpuSets = 100
                 default: throw FixtureError("unknown option \(argument); see the comment at the top of Sources/homegate-bench/Bench.swift")
                 }
             }
@@ -68,15 +90,41 @@ enum Bench {
     static func run(_ options: Options) async throws -> Results {
         var results = Results()
         let broker = try await Mosquitto.start()
-        log("broker echo round trip, QoS 1, \(options.messages) messages")
-        results.echo = try await Measure.echo(broker: broker, count: options.messages, warmUp: options.warmUp)
+        if options.runs(.echo) {
+            log("broker echo round trip, QoS 1, \(options.messages) messages")
+            results.echo = try await Measure.echo(broker: broker, count: options.messages, warmUp: options.warmUp)
+        }
+        if options.runs(.set) || options.runs(.cpu) || options.runs(.fanout) {
+            log("gateway: a home of 100 accessories")
+            let home = try await ScaleRun.start(broker: broker, accessories: 100)
+            if options.runs(.set) { try await measureSets(home, broker: broker, options: options, into: &results) }
+            if options.runs(.cpu) { try await measureCPU(home, broker: broker, options: options, into: &results) }
+            if options.runs(.fanout) { try await measureFanOut(home, broker: broker, options: options, into: &results) }
+            try await home.stop()
+        }
+        if options.runs(.scale) {
+            for size in options.sizes { results.scale.append(try await measureScale(size, broker: broker, options: options)) }
+        }
+        await broker.stop()
+        if options.runs(.hap) { results.hap = try await HAPBench.run(iterations: options.hapIterations) }
+        return results
+    }
 
-        log("gateway: a home of 100 accessories")
-        let home = try await ScaleRun.start(broker: broker, accessories: 100)
+    static func measureSets(_ home: ScaleRun, broker: Mosquitto, options: Options, into results: inout Results) async throws {
         _ = try await Measure.gatewayStatistics(broker: broker, base: home.base, reset: true)
         log("set round trip through the gateway, QoS 1, \(options.messages) sets")
         results.setRoundTrip = try await Measure.setRoundTrip(broker: broker, topic: home.setTopic, count: options.messages, warmUp: options.warmUp)
         results.gatewayOwnTime = try await Measure.gatewayStatistics(broker: broker, base: home.base, reset: false).compactMapValues { $0 as? Double }
+    }
+
+    static func measureCPU(_ home: ScaleRun, broker: Mosquitto, options: Options, into results: inout Results) async throws {
+        guard let brokerPid = broker.pid else { throw FixtureError("the broker is not running") }
+        log("CPU time per set, gateway and broker, over \(options.cpuSets) sets")
+        results.cpu = try await Measure.cpuPerSet(gateway: home.gateway.child.pid, broker: brokerPid, brokerURL: broker,
+                                                  topic: home.setTopic, count: options.cpuSets)
+    }
+
+    static func measureFanOut(_ home: ScaleRun, broker: Mosquitto, options: Options, into results: inout Results) async throws {
         for qos in [QoS.atMostOnce, .atLeastOnce] {
             log("fan-out at QoS \(qos.rawValue), \(options.fanOut) messages")
             let plain = try await Measure.plainFanOut(broker: broker, count: options.fanOut, qos: qos)
@@ -84,19 +132,19 @@ enum Bench {
                                                           valueTopic: home.valueTopic, count: options.fanOut, qos: qos)
             results.fanOut["qos\(qos.rawValue)"] = FanOut(plainPerSecond: plain.rounded(), gatewayPerSecond: gateway.rounded())
         }
-        try await home.stop()
+    }
 
-        for size in options.sizes {
-            log("a home of \(size) accessories")
-            let run = try await ScaleRun.start(broker: broker, accessories: size)
-            let roundTrip = try await Measure.setRoundTrip(broker: broker, topic: run.setTopic, count: options.scaleMessages, warmUp: min(options.warmUp, options.scaleMessages))
-            results.scale.append(Scale(accessories: size, characteristics: size * 5, readySeconds: run.readySeconds,
-                                       residentMegabytes: run.residentMegabytes(), setRoundTrip: roundTrip))
-            try await run.stop()
-        }
-        await broker.stop()
-        results.hap = try await HAPBench.run(iterations: options.hapIterations)
-        return results
+    static func measureScale(_ size: Int, broker: Mosquitto, options: Options) async throws -> Scale {
+        log("a plain client retaining \(size * 5) messages")
+        let plain = try await Measure.plainRetained(broker: broker, count: size * 5)
+        log("a home of \(size) accessories")
+        let run = try await ScaleRun.start(broker: broker, accessories: size)
+        let memory = run.residentMegabytes()
+        let roundTrip = try await Measure.setRoundTrip(broker: broker, topic: run.setTopic, count: options.scaleMessages,
+                                                       warmUp: min(options.warmUp, options.scaleMessages))
+        try await run.stop()
+        return Scale(accessories: size, characteristics: size * 5, readySeconds: run.readySeconds, plainRetainedSeconds: plain,
+                     residentMegabytes: memory, setRoundTrip: roundTrip)
     }
 
     static func log(_ text: String) {
@@ -113,10 +161,33 @@ struct FanOut: Codable {
 struct Scale: Codable {
     let accessories: Int
     let characteristics: Int
-    /// From the gateway's start to every value retained and read back by a fresh subscriber.
+    /// From the gateway's start to every value published and retained (seen by a subscriber watching
+    /// from before the start; then checked, untimed, with a fresh subscriber).
     let readySeconds: Double
+    /// A plain client publishing the same number of retained messages (QoS 1, as the gateway
+    /// does) until a fresh subscriber reads them all back, measured the same way.
+    let plainRetainedSeconds: Double
     let residentMegabytes: Double
     let setRoundTrip: Latencies
+    var readyRatio: Double { readySeconds / max(plainRetainedSeconds, 0.001) }
+}
+
+/// CPU time (user + system, from `/proc/<pid>/stat`) per set, for the gateway and the broker
+/// over the same sets.
+struct CPUPerSet: Codable {
+    /// One process's share of a set.
+    struct Share: Codable {
+        let userMicroseconds: Double
+        let systemMicroseconds: Double
+        /// Voluntary and involuntary, over all its threads.
+        let contextSwitches: Double
+        var microseconds: Double { userMicroseconds + systemMicroseconds }
+    }
+
+    let sets: Int
+    let gateway: Share
+    let broker: Share
+    var ratio: Double { gateway.microseconds / max(broker.microseconds, 0.001) }
 }
 
 struct Results: Codable {
@@ -126,6 +197,7 @@ struct Results: Codable {
     var fanOut: [String: FanOut] = [:]
     var scale: [Scale] = []
     var hap: HAPBench.Figures?
+    var cpu: CPUPerSet?
 }
 
 /// A generated home of `accessories` lightbulbs (5 characteristics each) run by the real gateway.
@@ -160,21 +232,24 @@ struct ScaleRun {
         let folder = try TemporaryDirectory.make(prefix: "bench-\(accessories)")
         let configFile = folder.appendingPathComponent("homegate.yml").path
         try configuration(accessories: accessories, base: base).write(toFile: configFile, atomically: true, encoding: .utf8)
+        let watcher = try await RetainedWatcher.start(broker: broker, base: base)
         let start = ContinuousClock.now
         let gateway = try HomeGateProcess(["run", "--config", configFile, "--mqtt-url", broker.url.description,
                                            "--data-dir", folder.appendingPathComponent("data").path, "--log-level", "info"])
-        try await gateway.waitForOutput(containing: "synchronised with the broker", timeout: .seconds(120))
-        let expected = accessories * 5
-        while true {
-            let values = try await retainedValueCount(broker: broker, base: base)
-            if values >= expected { break }
-        }
-        let elapsed = start.duration(to: .now)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return ScaleRun(gateway: gateway, base: base, readySeconds: (seconds * 1000).rounded() / 1000, folder: folder)
+        try await watcher.waitFor(accessories * 5)
+        let ready = Measure.seconds(since: start)
+        await watcher.stop()
+        try await waitForRetained(accessories * 5, broker: broker, base: base)
+        return ScaleRun(gateway: gateway, base: base, readySeconds: ready, folder: folder)
     }
 
     /// How many characteristic values a fresh subscriber finds retained under `base`.
+    /// Checks (untimed) that a fresh subscriber finds at least `expected` values retained.
+    static func waitForRetained(_ expected: Int, broker: Mosquitto, base: String) async throws {
+        for _ in 0..<100 where try await retainedValueCount(broker: broker, base: base) >= expected { return }
+        throw FixtureError("fewer than \(expected) values are retained under \(base)")
+    }
+
     static func retainedValueCount(broker: Mosquitto, base: String) async throws -> Int {
         let client = try Client(configuration: TestClient.configuration(broker.url, id: "reader"), logger: TestLogger.make("reader"))
         let run = Task { try await client.run() }
@@ -203,5 +278,38 @@ struct ScaleRun {
     func stop() async throws {
         gateway.signal(SIGTERM)
         _ = try await gateway.waitForExit(timeout: .seconds(60))
+    }
+}
+
+/// A subscriber to `<base>/#` (QoS 0, so it never slows the broker down) that counts the distinct
+/// value topics (no `$` level) published with a payload: when it has seen them all, the broker
+/// has taken and retained them all.
+struct RetainedWatcher {
+    let client: Client
+    let run: Task<Void, any Error>
+
+    static func start(broker: Mosquitto, base: String) async throws -> RetainedWatcher {
+        let client = try Client(configuration: TestClient.configuration(broker.url, id: "watcher-\(base)"), logger: TestLogger.make("watcher"))
+        let run = Task { try await client.run() }
+        try await Measure.waitConnected(client)
+        try await client.subscribe([Subscription(TopicFilter("\(base)/#"), qos: .atMostOnce)])
+        return RetainedWatcher(client: client, run: run)
+    }
+
+    func waitFor(_ count: Int) async throws {
+        let seen = try await withDeadline(.seconds(300)) { () async -> Int in
+            var topics = Set<String>()
+            for await message in client.messages where !message.payload.isEmpty && !message.topic.string.contains("$") {
+                topics.insert(message.topic.string)
+                if topics.count >= count { break }
+            }
+            return topics.count
+        }
+        guard let seen, seen >= count else { throw FixtureError("saw \(seen ?? 0) of \(count) values published") }
+    }
+
+    func stop() async {
+        await client.disconnect()
+        _ = await run.result
     }
 }

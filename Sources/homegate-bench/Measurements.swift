@@ -121,6 +121,47 @@ enum Measure {
         return object["data"] as? [String: Any] ?? [:]
     }
 
+    /// Seconds since `start`, to the millisecond.
+    static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = start.duration(to: .now)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return (seconds * 1000).rounded() / 1000
+    }
+
+    /// The baseline for start-up: a plain client publishes `count` retained messages at QoS 1 as
+    /// fast as it can; seconds until a watching subscriber has seen them all (the same check as
+    /// the gateway's start-up figure), then checked (untimed) with a fresh subscriber.
+    static func plainRetained(broker: Mosquitto, count: Int) async throws -> Double {
+        let base = "plain\(count)"
+        let watcher = try await RetainedWatcher.start(broker: broker, base: base)
+        let publisher = try await TestClient.connect(TestClient.configuration(broker.url, id: "retainer"))
+        let topics = try (0..<count).map { try TopicName("\(base)/a\($0 / 5)/c\($0 % 5)") }
+        let start = ContinuousClock.now
+        for (index, topic) in topics.enumerated() {
+            try publisher.client.send(Message(topic: topic, payload: Array("\(index % 101)".utf8), qos: .atLeastOnce, retain: true))
+        }
+        try await watcher.waitFor(count)
+        let seconds = seconds(since: start)
+        await watcher.stop()
+        try await ScaleRun.waitForRetained(count, broker: broker, base: base)
+        for topic in topics { try publisher.client.send(Message(topic: topic, payload: [], qos: .atLeastOnce, retain: true)) }
+        await publisher.stop()
+        return seconds
+    }
+
+    /// CPU time per set of the gateway and the broker, read from `/proc/<pid>/stat` before and
+    /// after `count` sets sent one at a time (each waits for its acknowledgement), with the
+    /// context switches of all their threads.
+    static func cpuPerSet(gateway: pid_t, broker: pid_t, brokerURL: Mosquitto, topic: String, count: Int) async throws -> CPUPerSet {
+        _ = try await setRoundTrip(broker: brokerURL, topic: topic, count: min(count, 500), warmUp: 0)
+        let gatewayBefore = try ProcessCPU.sample(of: gateway)
+        let brokerBefore = try ProcessCPU.sample(of: broker)
+        _ = try await setRoundTrip(broker: brokerURL, topic: topic, count: count, warmUp: 0)
+        let gatewayUsed = try ProcessCPU.sample(of: gateway) - gatewayBefore
+        let brokerUsed = try ProcessCPU.sample(of: broker) - brokerBefore
+        return CPUPerSet(sets: count, gateway: gatewayUsed.perSet(count), broker: brokerUsed.perSet(count))
+    }
+
     static func waitConnected(_ client: Client) async throws {
         let connected = try await withDeadline(.seconds(10)) {
             for await event in client.connectionEvents() { if case .connected = event { return true } }
@@ -164,6 +205,50 @@ enum Measure {
         func stop() async {
             await client.disconnect()
             _ = await run.result
+        }
+    }
+}
+
+/// A process's CPU time so far (user and system, from `/proc/<pid>/stat`) and the context
+/// switches of all its threads (`/proc/<pid>/task/*/status`).
+enum ProcessCPU {
+    struct Sample {
+        var userMicroseconds: Double
+        var systemMicroseconds: Double
+        var contextSwitches: Double
+
+        static func - (lhs: Sample, rhs: Sample) -> Sample {
+            Sample(userMicroseconds: lhs.userMicroseconds - rhs.userMicroseconds, systemMicroseconds: lhs.systemMicroseconds - rhs.systemMicroseconds,
+                   contextSwitches: lhs.contextSwitches - rhs.contextSwitches)
+        }
+
+        func perSet(_ count: Int) -> CPUPerSet.Share {
+            func tenth(_ value: Double) -> Double { (value / Double(count) * 10).rounded() / 10 }
+            return CPUPerSet.Share(userMicroseconds: tenth(userMicroseconds), systemMicroseconds: tenth(systemMicroseconds), contextSwitches: tenth(contextSwitches))
+        }
+    }
+
+    static func sample(of pid: pid_t) throws -> Sample {
+        let text = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        // The command name (field 2) may hold spaces; the fields after it start past the last ')'.
+        guard let close = text.lastIndex(of: ")") else { throw FixtureError("/proc/\(pid)/stat has no command field") }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // Fields 14 and 15 of the file (utime, stime) are the 12th and 13th after the command.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else {
+            throw FixtureError("/proc/\(pid)/stat: no utime/stime")
+        }
+        let tick = 1_000_000 / Double(sysconf(Int32(_SC_CLK_TCK)))
+        return Sample(userMicroseconds: user * tick, systemMicroseconds: system * tick, contextSwitches: contextSwitches(of: pid))
+    }
+
+    private static func contextSwitches(of pid: pid_t) -> Double {
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        return threads.reduce(0) { total, thread in
+            let status = (try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/status", encoding: .utf8)) ?? ""
+            return total + status.split(separator: "\n").reduce(0) { sum, line in
+                guard line.contains("ctxt_switches:") else { return sum }
+                return sum + (Double(line.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") ?? 0)
+            }
         }
     }
 }

@@ -27,9 +27,9 @@ struct WebServerTests {
     }
 
     /// `curl -s -i` of `path`: status line, headers and body as one text.
-    static func get(_ port: Int, _ path: String) async throws -> String {
+    static func get(_ port: Int, _ path: String, _ options: [String] = []) async throws -> String {
         let curl = try Executable.locate("curl", install: "apt-get install curl")
-        let process = try ChildProcess(curl, ["-s", "-i", "http://127.0.0.1:\(port)\(path)"])
+        let process = try ChildProcess(curl, ["-s", "-i"] + options + ["http://127.0.0.1:\(port)\(path)"])
         #expect(try await process.waitForExit() == 0)
         return process.output.value
     }
@@ -50,4 +50,47 @@ struct WebServerTests {
             #expect(try await Self.get(port, "/nothing").hasPrefix("HTTP/1.1 404"))
         }
     }
+
+    @Test("HEAD answers like GET without a body; other methods 405 with Allow; unknown paths 404 in words; an oversized head 400")
+    func methodsAndLimits() async throws {
+        let endpoints = WebServer.Endpoints(metrics: { Array("homegate_up 1\n".utf8) }, health: { true })
+        try await Self.withServer(endpoints) { port in
+            let head = try await Self.get(port, "/health", ["-I"])
+            #expect(head.hasPrefix("HTTP/1.1 200") && head.hasSuffix("\r\n\r\n"), "\(head)")
+            let post = try await Self.get(port, "/health", ["-X", "POST"])
+            #expect(post.hasPrefix("HTTP/1.1 405") && post.lowercased().contains("allow: get, head"), "\(post)")
+            #expect(try await Self.get(port, "/nothing").hasSuffix("not found; try /metrics or /health\n"))
+            let big = try await Self.get(port, "/health", ["-H", "X-Big: " + String(repeating: "a", count: 9000)])
+            #expect(big.hasPrefix("HTTP/1.1 400"), "\(big)")
+        }
+    }
+
+    @Test("a hundred idle connections do not keep /health from answering")
+    func idleConnections() async throws {
+        let endpoints = WebServer.Endpoints(metrics: { [] }, health: { true })
+        try await Self.withServer(endpoints) { port in
+            let idle = try (0..<100).map { _ in try IdleConnection(port: port) }
+            #expect(try await Self.get(port, "/health").hasSuffix("\r\n\r\nok\n"))
+            idle.forEach { $0.close() }
+        }
+    }
+}
+
+/// A TCP connection that sends nothing.
+struct IdleConnection {
+    let descriptor: Int32
+
+    init(port: Int) throws {
+        descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw FixtureError("cannot connect to port \(port): errno \(errno)") }
+    }
+
+    func close() { _ = Glibc.close(descriptor) }
 }

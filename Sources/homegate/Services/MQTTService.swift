@@ -6,7 +6,10 @@ import ServiceLifecycle
 /// `<base>/$state` = `online` after every connect, and on graceful shutdown, which reaches it last,
 /// publishes `offline` itself and disconnects cleanly. A broker that refuses the gateway for good
 /// ends it with the client's error.
-struct MQTTService: Service {
+struct MQTTService: Service, CustomStringConvertible {
+    /// The name service-lifecycle logs it by.
+    var description: String { "MQTT client" }
+
     let client: MQTT.Client
     let baseTopic: TopicName
     let logger: Logger
