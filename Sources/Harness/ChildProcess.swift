@@ -14,9 +14,12 @@ public final class ChildProcess: @unchecked Sendable {
     public let exit = Recorder<Int32?>(nil)
     /// Whether all of the output has been read (the pipe reached its end).
     private let outputComplete = Recorder<Bool>(false)
+    /// The write end of its standard input, when started with `input: true`.
+    private let inputDescriptor: Int32?
 
-    /// Starts `executable`; its output goes to `outputFile` if given, else into ``output``.
-    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], outputFile: String? = nil) throws {
+    /// Starts `executable`; its output goes to `outputFile` if given, else into ``output``. With
+    /// `input`, its standard input is a pipe that ``writeInput(_:)`` writes to; else `/dev/null`.
+    public init(_ executable: String, _ arguments: [String], environment: [String: String] = [:], outputFile: String? = nil, input: Bool = false) throws {
         var fileActions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&fileActions)
         defer { posix_spawn_file_actions_destroy(&fileActions) }
@@ -30,7 +33,15 @@ public final class ChildProcess: @unchecked Sendable {
             posix_spawn_file_actions_adddup2(&fileActions, pipeEnds[1], 2)
             posix_spawn_file_actions_addclose(&fileActions, pipeEnds[0])
         }
-        posix_spawn_file_actions_addopen(&fileActions, 0, "/dev/null", O_RDONLY, 0)
+        var inputEnds: [Int32] = [-1, -1]
+        if input {
+            // Close-on-exec, so other children spawned meanwhile do not hold the write end open.
+            guard pipe(&inputEnds) == 0 else { throw FixtureError("pipe() failed") }
+            inputEnds.forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
+            posix_spawn_file_actions_adddup2(&fileActions, inputEnds[0], 0)
+        } else {
+            posix_spawn_file_actions_addopen(&fileActions, 0, "/dev/null", O_RDONLY, 0)
+        }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -55,7 +66,10 @@ public final class ChildProcess: @unchecked Sendable {
         var pid: pid_t = 0
         let rc = posix_spawn(&pid, executable, &fileActions, &attributes, argv, envp)
         if outputFile == nil { close(pipeEnds[1]) }
+        if input { close(inputEnds[0]) }
+        inputDescriptor = input ? inputEnds[1] : nil
         guard rc == 0 else {
+            if input { close(inputEnds[1]) }
             if outputFile == nil { close(pipeEnds[0]) }
             throw FixtureError("cannot start \(executable): \(String(cString: strerror(rc)))")
         }
@@ -66,6 +80,19 @@ public final class ChildProcess: @unchecked Sendable {
 
     deinit {
         if exit.value == nil { kill(pid, SIGKILL) }
+        if let inputDescriptor { close(inputDescriptor) }
+    }
+
+    /// Writes `text` to the process's standard input (started with `input: true`).
+    public func writeInput(_ text: String) throws {
+        guard let inputDescriptor else { throw FixtureError("process \(pid) was started without an input pipe") }
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(inputDescriptor, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { throw FixtureError("cannot write to process \(pid): errno \(errno)") }
+            bytes = bytes.dropFirst(written)
+        }
     }
 
     /// Sends a signal (SIGTERM, SIGINT, SIGKILL, ...).

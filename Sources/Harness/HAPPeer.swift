@@ -215,7 +215,7 @@ public final class HAPPeer: @unchecked Sendable {
 
     // MARK: - Starting
 
-    private struct Ready: Sendable {
+    struct Ready: Sendable {
         let id: String
     }
 
@@ -230,9 +230,10 @@ public final class HAPPeer: @unchecked Sendable {
         ]
     }
 
-    /// Starts hap_peer.py and waits for its ready line; fails with its output if it exits first.
-    private static func launch(python: String, arguments: [String]) async throws -> (ChildProcess, Ready) {
-        let process = try ChildProcess(python, arguments, environment: ["PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"])
+    /// Starts a peer script (the first argument) and waits for its ready line; fails with its
+    /// output if it exits first.
+    static func launch(python: String, arguments: [String], input: Bool = false) async throws -> (ChildProcess, Ready) {
+        let process = try ChildProcess(python, arguments, environment: ["PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"], input: input)
         let timeout = Duration.seconds(30) // Python starts in ~0.5 s, but tests start peers in parallel
         let ready: Ready?
         do {

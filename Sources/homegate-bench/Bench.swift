@@ -139,9 +139,9 @@ enum Bench {
         let plain = try await Measure.plainRetained(broker: broker, count: size * 5)
         log("a home of \(size) accessories")
         let run = try await ScaleRun.start(broker: broker, accessories: size)
-        let memory = run.residentMegabytes()
         let roundTrip = try await Measure.setRoundTrip(broker: broker, topic: run.setTopic, count: options.scaleMessages,
                                                        warmUp: min(options.warmUp, options.scaleMessages))
+        let memory = run.residentMegabytes()
         try await run.stop()
         return Scale(accessories: size, characteristics: size * 5, readySeconds: run.readySeconds, plainRetainedSeconds: plain,
                      residentMegabytes: memory, setRoundTrip: roundTrip)
@@ -227,8 +227,12 @@ struct ScaleRun {
         return text
     }
 
+    nonisolated(unsafe) private static var runs = 0
+
     static func start(broker: Mosquitto, accessories: Int) async throws -> ScaleRun {
-        let base = "bench\(accessories)"
+        // A base of its own per run: a home measured twice in one run must not find its values retained.
+        runs += 1
+        let base = "bench\(accessories)-\(runs)"
         let folder = try TemporaryDirectory.make(prefix: "bench-\(accessories)")
         let configFile = folder.appendingPathComponent("homegate.yml").path
         try configuration(accessories: accessories, base: base).write(toFile: configFile, atomically: true, encoding: .utf8)
@@ -292,7 +296,7 @@ struct RetainedWatcher {
         let client = try Client(configuration: TestClient.configuration(broker.url, id: "watcher-\(base)"), logger: TestLogger.make("watcher"))
         let run = Task { try await client.run() }
         try await Measure.waitConnected(client)
-        try await client.subscribe([Subscription(TopicFilter("\(base)/#"), qos: .atMostOnce)])
+        try await client.subscribe([Subscription(TopicFilter("\(base)/#"), qos: .atMostOnce, retainHandling: .doNotSend)])
         return RetainedWatcher(client: client, run: run)
     }
 

@@ -55,7 +55,7 @@ enum Report {
             guard let fan = results.fanOut[key] else { continue }
             lines.append("| \(key == "qos0" ? "QoS 0" : "QoS 1") | \(Int(fan.plainPerSecond)) | \(Int(fan.gatewayPerSecond)) | \(String(format: "%.2f", fan.ratio)) | >= 0.80 | \(met(fan.ratio >= 0.8)) |")
         }
-        lines += ["", "| home size | characteristics | start -> every value retained (seen by a watching subscriber) | a plain client retaining as many (baseline) | ratio | resident memory | set round trip p50 / p99 | p50 vs 100-accessory home |", "|---|---|---|---|---|---|---|---|"]
+        lines += ["", "| home size | characteristics | start -> every value retained (seen by a watching subscriber) | a plain client retaining as many (baseline) | ratio | resident memory (after start-up and the sets) | set round trip p50 / p99 | p50 vs 100-accessory home |", "|---|---|---|---|---|---|---|---|"]
         let smallest = results.scale.first { $0.accessories == 100 } ?? results.scale.first
         for scale in results.scale {
             let versus = smallest.map { ratio(scale.setRoundTrip.p50, $0.setRoundTrip.p50) } ?? ""

@@ -23,12 +23,12 @@ struct GatewayPairing: PairingService {
             throw PairingFailure(code: "invalid-request", message: error.message)
         }
         do {
-            let pairing = try await Self.pairSetup(host: host, port: port, code: code, controller: controller)
-            let database = try await Self.describe(host: host, port: port, pairing: pairing, controller: controller)
-            let name = PairCommand.name(of: database) ?? "Accessory \(pairing.pairingID)"
-            try store.savePairing(StoredPairing(deviceID: pairing.pairingID, publicKey: pairing.publicKey, host: host, port: port, name: name,
-                                                home: placement.home, room: placement.room))
-            logger.info("paired with \(name) (\(pairing.pairingID)) at \(host):\(port)")
+            let (pairing, database) = try await Self.pair(host: host, port: port, code: code, controller: controller, logger: logger) { pairing, database in
+                let name = PairCommand.name(of: database) ?? "Accessory \(pairing.pairingID)"
+                try store.savePairing(StoredPairing(deviceID: pairing.pairingID, publicKey: pairing.publicKey, host: host, port: port, name: name,
+                                                    home: placement.home, room: placement.room))
+                logger.info("paired with \(name) (\(pairing.pairingID)) at \(host):\(port)")
+            }
             driver.replaceDevices(PairingStore.devices(try store.pairings()))
             return database.map { HAPDriver.accessoryID(deviceID: pairing.pairingID, aid: $0.aid) }
         } catch let error as HAPError {
@@ -59,6 +59,43 @@ struct GatewayPairing: PairingService {
         try store.removePairing(deviceID: stored.deviceID)
         logger.info("unpaired \(stored.name) (\(stored.deviceID))")
         driver.replaceDevices(PairingStore.devices(try store.pairings()))
+    }
+
+    /// Pairs with the accessory: pair-setup, then the accessory database on a verified session,
+    /// then `keep` (which stores the pairing). Should anything after pair-setup fail (the
+    /// database is refused, the store cannot be written), the new pairing is removed from the
+    /// accessory again before the error is thrown: an accessory is never left paired with a
+    /// controller that kept nothing (it would answer every later pair-setup "already paired",
+    /// and a real lock would need a factory reset).
+    static func pair(
+        host: String, port: Int, code: String, controller: ControllerIdentity, logger: Logger,
+        keep: (AccessoryPairing, [AccessoryDescription]) async throws -> Void
+    ) async throws -> (AccessoryPairing, [AccessoryDescription]) {
+        let pairing = try await pairSetup(host: host, port: port, code: code, controller: controller)
+        do {
+            let database = try await describe(host: host, port: port, pairing: pairing, controller: controller)
+            try await keep(pairing, database)
+            return (pairing, database)
+        } catch {
+            await forget(pairing, host: host, port: port, controller: controller, logger: logger)
+            throw error
+        }
+    }
+
+    /// Asks the accessory to remove this controller's pairing; logs what came of it.
+    static func forget(_ pairing: AccessoryPairing, host: String, port: Int, controller: ControllerIdentity, logger: Logger) async {
+        do throws(HAPError) {
+            let client = try await Client.session(host: host, port: port, controller: controller, accessory: pairing)
+            defer { client.close() }
+            do {
+                try await client.removePairing(controller.pairingID)
+            } catch {
+                guard error.kind == .connection else { throw error } // it may close the session once it forgot us
+            }
+            logger.warning("pairing with \(host):\(port) failed after pair-setup; the accessory was told to forget the new pairing, so it can be paired again")
+        } catch {
+            logger.error("pairing with \(host):\(port) failed after pair-setup, and the accessory could not be told to forget the new pairing (\(error.message)); remove it on the accessory (or reset the accessory) before pairing again")
+        }
     }
 
     static func pairSetup(host: String, port: Int, code: String, controller: ControllerIdentity) async throws(HAPError) -> AccessoryPairing {

@@ -4,6 +4,7 @@ import HAP
 import HAPDriver
 import HomeModel
 import HomeStore
+import Logging
 
 /// `homegate pair`: pairs the gateway's HAP controller with an accessory or a bridge.
 struct PairCommand: AsyncParsableCommand {
@@ -58,15 +59,19 @@ struct PairCommand: AsyncParsableCommand {
         let homeName = try resolveHome(in: pairings)
         let controller = try pairings.controllerIdentity()
         do {
-            let pairing = try await GatewayPairing.pairSetup(host: host, port: port, code: code, controller: controller)
-            let database = try await GatewayPairing.describe(host: host, port: port, pairing: pairing, controller: controller)
-            let name = Self.name(of: database) ?? "Accessory \(pairing.pairingID)"
-            try await save(StoredPairing(deviceID: pairing.pairingID, publicKey: pairing.publicKey, host: host, port: port, name: name,
-                                   home: homeName, room: room), in: pairings, undoing: pairing, controller: controller)
-            report(name: name, pairing: pairing, database: database)
+            let (pairing, database) = try await GatewayPairing.pair(host: host, port: port, code: code, controller: controller,
+                                                                    logger: Logger(label: "homegate", factory: { StreamLogHandler.standardError(label: $0) })) { pairing, database in
+                let name = Self.name(of: database) ?? "Accessory \(pairing.pairingID)"
+                try pairings.store.savePairing(StoredPairing(deviceID: pairing.pairingID, publicKey: pairing.publicKey, host: host, port: port,
+                                                             name: name, home: homeName, room: room))
+            }
+            report(name: Self.name(of: database) ?? "Accessory \(pairing.pairingID)", pairing: pairing, database: database)
         } catch let error as HAPError {
             printError(Self.explain(error, host: host, port: port))
             throw error.kind == .connection || error.kind == .timeout ? HomeGateExit.refused : ExitCode.failure
+        } catch let error as StoreError {
+            printError("the pairing could not be stored: \(error)")
+            throw ExitCode.failure
         }
     }
 
@@ -79,21 +84,6 @@ struct PairCommand: AsyncParsableCommand {
             throw HomeGateExit.usage
         }
         return match.name
-    }
-
-    /// Stores the pairing; if that fails the pairing is removed from the device again, so the
-    /// accessory is not left paired with a controller that forgot it.
-    private func save(_ stored: StoredPairing, in pairings: PairingStore, undoing pairing: AccessoryPairing, controller: ControllerIdentity) async throws {
-        do {
-            try pairings.store.savePairing(stored)
-        } catch {
-            printError("the pairing could not be stored (\(error)); removing it from the accessory again")
-            if let client = try? await Client.session(host: host, port: port, controller: controller, accessory: pairing) {
-                try? await client.removePairing(controller.pairingID)
-                client.close()
-            }
-            throw ExitCode.failure
-        }
     }
 
     private func report(name: String, pairing: AccessoryPairing, database: [AccessoryDescription]) {

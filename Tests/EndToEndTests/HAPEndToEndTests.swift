@@ -24,12 +24,16 @@ import TestSupport
     /// `homegate pair` into the folder's data directory; retried on the HAP-python padding quirk
     /// (about 1 pair-setup in 85 fails against a correct controller, field notes).
     static func pair(_ peer: HAPPeer, folder: URL, room: String? = "Office") async throws -> String {
+        try await pair(host: peer.host, port: peer.port, code: peer.pincode, folder: folder, room: room)
+    }
+
+    static func pair(host: String, port: Int, code: String, folder: URL, room: String? = "Office", config: String = config) async throws -> String {
         let configFile = folder.appendingPathComponent("homegate.yml").path
-        try Self.config.write(toFile: configFile, atomically: true, encoding: .utf8)
+        try config.write(toFile: configFile, atomically: true, encoding: .utf8)
         var output = ""
         for _ in 0..<5 {
             var arguments = ["pair", "--config", configFile, "--data-dir", folder.appendingPathComponent("data").path,
-                             "--host", peer.host, "--port", String(peer.port), "--code", peer.pincode]
+                             "--host", host, "--port", String(port), "--code", code]
             if let room { arguments += ["--room", room] }
             let process = try HomeGateProcess(arguments)
             let status = try await process.waitForExit(timeout: .seconds(30))

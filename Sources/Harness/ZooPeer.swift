@@ -1,0 +1,134 @@
+import Foundation
+
+/// A real device's accessory database served over real HAP: `Tests/Fixtures/hap/zoo_peer.py`,
+/// HAP-python 5.0.0 doing the protocol with the captured database (aiohomekit's fixtures in
+/// `Tests/Fixtures/hap/zoo/`) in place of its own accessories, on 127.0.0.1 without mDNS.
+///
+/// Writes to characteristics with `pw` are taken and pushed as events to other controllers;
+/// ``set(aid:iid:json:)`` changes a value as the device would by itself; ``refuseEvents(_:)``
+/// makes it refuse event subscriptions (-70406); ``serveGarbage(_:)`` makes `GET /accessories`
+/// answer a database no controller can use.
+public final class ZooPeer: @unchecked Sendable {
+    /// The fixture's name (`eve_energy`).
+    public let database: String
+    public let port: Int
+    public let host = "127.0.0.1"
+    public let pincode: String
+    /// Its device id (pairing identifier).
+    public let deviceID: String
+    private let process: ChildProcess
+
+    /// The fixtures of the zoo, by name (the file names without `.json`), sorted.
+    public static func databases() throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path)
+            .filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
+    }
+
+    /// The captured accessories of fixture `name`, as the JSON array aiohomekit keeps.
+    public static func accessories(of name: String) throws -> [[String: Any]] {
+        let data = try Data(contentsOf: folder.appendingPathComponent("\(name).json"))
+        guard let accessories = try JSONSerialization.jsonObject(with: data) as? [[String: Any]] else {
+            throw FixtureError("\(name).json is not a JSON array of accessories")
+        }
+        return accessories
+    }
+
+    /// Starts a peer serving fixture `database` and waits until it listens.
+    public static func start(database: String, pincode: String = "031-45-154", garbage: Bool = false) async throws -> ZooPeer {
+        let python = try HAPPeer.locatePython()
+        let script = PackageRoot.url.appendingPathComponent("Tests/Fixtures/hap/zoo_peer.py").path
+        var lastError: (any Error)?
+        for _ in 0..<5 {
+            let port = try FreePort.next()
+            var arguments = [script, "--port", String(port), "--pincode", pincode,
+                             "--database", folder.appendingPathComponent("\(database).json").path]
+            if garbage { arguments.append("--garbage") }
+            do {
+                let (process, ready) = try await HAPPeer.launch(python: python, arguments: arguments, input: true)
+                return ZooPeer(database: database, port: port, pincode: pincode, deviceID: ready.id, process: process)
+            } catch {
+                lastError = error // most likely the port was taken in between: try another
+            }
+        }
+        throw lastError ?? FixtureError("zoo_peer.py did not start")
+    }
+
+    private init(database: String, port: Int, pincode: String, deviceID: String, process: ChildProcess) {
+        self.database = database
+        self.port = port
+        self.pincode = pincode
+        self.deviceID = deviceID
+        self.process = process
+    }
+
+    deinit {
+        process.signal(SIGKILL)
+    }
+
+    private static var folder: URL {
+        PackageRoot.url.appendingPathComponent("Tests/Fixtures/hap/zoo")
+    }
+
+    /// Stops the peer (SIGTERM) and waits for it to exit.
+    public func stop() async {
+        process.signal(SIGTERM)
+        if (try? await process.waitForExit(timeout: .seconds(10))) == nil {
+            process.signal(SIGKILL)
+        }
+    }
+
+    /// Everything it printed: JSON event lines and HAP-python's warnings.
+    public func logText() -> String {
+        process.output.value
+    }
+
+    /// The first complete line printed so far that matches `predicate`, else the first that
+    /// arrives within `timeout`.
+    @discardableResult
+    public func waitForLine(timeout: Duration = .seconds(10), where predicate: @escaping @Sendable (String) -> Bool) async throws -> String {
+        do {
+            return try await process.output.wait(timeout: timeout, for: "a line from zoo_peer.py") { text in
+                HAPPeer.completeLines(of: text).first(where: predicate)
+            }
+        } catch {
+            throw FixtureError("waited \(timeout) for a line from zoo_peer.py (\(database)); it printed:\n\(logText().suffix(4000))")
+        }
+    }
+
+    /// The device changes characteristic `aid`.`iid` to the JSON value `json` by itself (an
+    /// EVENT to subscribed controllers).
+    public func set(aid: Int, iid: Int, json: String) async throws {
+        try await control("{\"command\": \"set\", \"aid\": \(aid), \"iid\": \(iid), \"value\": \(json)}")
+    }
+
+    /// Refuses (or accepts again) every later event subscription with -70406.
+    public func refuseEvents(_ on: Bool) async throws {
+        try await control("{\"command\": \"refuse-events\", \"on\": \(on)}")
+    }
+
+    /// Makes `GET /accessories` answer an unusable database (or the real one again).
+    public func serveGarbage(_ on: Bool) async throws {
+        try await control("{\"command\": \"garbage\", \"on\": \(on)}")
+    }
+
+    /// Sends one control line and waits for its answer, the next `done` or `error` line.
+    private func control(_ line: String) async throws {
+        let answered = Self.answers(in: process.output.value).count
+        try process.writeInput(line + "\n")
+        do {
+            let answer = try await process.output.wait(timeout: .seconds(10), for: "zoo_peer.py to answer \(line)") { text in
+                let answers = Self.answers(in: text)
+                return answers.count > answered ? answers[answered] : nil
+            }
+            guard answer.contains("\"event\": \"done\"") else { throw FixtureError("zoo_peer.py refused \(line): \(answer)") }
+        } catch let error as FixtureError {
+            throw error
+        } catch {
+            throw FixtureError("zoo_peer.py did not answer \(line); it printed:\n\(logText().suffix(4000))")
+        }
+    }
+
+    private static func answers(in text: String) -> [String] {
+        HAPPeer.completeLines(of: text).filter { $0.hasPrefix("{\"event\": \"done\"") || $0.hasPrefix("{\"event\": \"error\"") }
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import MQTT
+import Testing
+import TestSupport
+
+/// The device zoo: real devices' accessory databases (aiohomekit's captured fixtures, see
+/// `Tests/Fixtures/hap/zoo/README.md`) served over real HAP by `zoo_peer.py`, paired with
+/// `homegate pair` and run by the real binary through a real Mosquitto.
+@Suite(.serialized) struct DeviceZooTests {
+    static let config = HAPEndToEndTests.config
+    /// Whether `topic` has a 36-character UUID in it.
+    static func hasUUID(_ topic: String) -> Bool {
+        topic.firstMatch(of: /[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}/) != nil
+    }
+
+    /// One characteristic as the layout shows it, with what the captured database says of it.
+    struct Entry {
+        let aid: Int
+        let layout: [String: Any]
+        let captured: [String: Any]
+        var topic: String { layout["topic"] as? String ?? "" }
+        var iid: Int { layout["iid"] as? Int ?? 0 }
+        var format: String { layout["format"] as? String ?? "" }
+        var perms: [String] { layout["perms"] as? [String] ?? [] }
+    }
+
+    @Test("every device of the zoo pairs; every visible characteristic has a readable topic and the device's value; one write per writable format is carried out and acknowledged", arguments: try ZooPeer.databases())
+    func deviceWorks(_ database: String) async throws {
+        let peer = try await ZooPeer.start(database: database)
+        defer { Task { await peer.stop() } }
+        let folder = try TemporaryDirectory.make(prefix: "zoo-\(database)")
+        let paired = try await HAPEndToEndTests.pair(host: peer.host, port: peer.port, code: peer.pincode, folder: folder)
+        #expect(paired.contains("paired with"), "\(paired)")
+        let fixture = try await GatewayFixture.start(config: Self.config, folder: folder)
+        let entries = try await Self.entries(fixture, database: database, deviceID: peer.deviceID)
+        #expect(!entries.isEmpty, "\(database): no characteristic in the layout")
+
+        let retained = try await fixture.retained()
+        for entry in entries {
+            #expect(!Self.hasUUID(entry.topic), "\(database): a UUID in the topic \(entry.topic)")
+            guard entry.perms.contains("pr"), let expected = entry.captured["value"], !(expected is NSNull) else { continue }
+            let published = retained[entry.topic]
+            #expect(published.map { Self.matches($0, expected, entry) } == true,
+                    "\(database): \(entry.topic) (aid \(entry.aid), iid \(entry.iid), \(entry.format)) is \(published ?? "not retained"), the device says \(expected)")
+        }
+        if database == "haa_switch" {
+            // Apple's types under HAA's base UUID (...-0026BB765292) are Apple's types.
+            #expect(entries.contains { $0.topic == "hgtest/test-home/office/garden-relay/switch/on" }, "\(entries.map(\.topic))")
+        }
+        try await Self.writeOnePerFormat(entries, fixture: fixture, peer: peer)
+        try await fixture.stop()
+    }
+
+    @Test("a value the device changes by itself reaches its topic; a characteristic whose events the device refuses is polled instead")
+    func eventsAndPolling() async throws {
+        let peer = try await ZooPeer.start(database: "eve_energy")
+        defer { Task { await peer.stop() } }
+        let folder = try TemporaryDirectory.make(prefix: "zoo-events")
+        let config = Self.config + "\ngateway:\n  poll_interval: 0.3\n"
+        _ = try await HAPEndToEndTests.pair(host: peer.host, port: peer.port, code: peer.pincode, folder: folder, config: config)
+        let fixture = try await GatewayFixture.start(config: config, folder: folder)
+        let entries = try await Self.entries(fixture, database: "eve_energy", deviceID: peer.deviceID)
+        let on = try #require(entries.first { $0.topic.hasSuffix("/outlet/on") })
+        let topic = on.topic
+        try await peer.set(aid: on.aid, iid: on.iid, json: "true")
+        _ = try await fixture.watcher.inbox.first { $0.topic.string == topic && $0.payloadString == "true" }
+        try await fixture.stop(keepBroker: true)
+
+        try await peer.refuseEvents(true)
+        let restarted = try await GatewayFixture.start(config: config, broker: fixture.broker, folder: folder)
+        _ = try await peer.waitForLine { $0.contains("\"refused\": true") }
+        let events = try await TestClient.connect(TestClient.configuration(restarted.broker.url, id: "zoo-events"))
+        try await events.subscribe("hgtest/$events")
+        try await peer.set(aid: on.aid, iid: on.iid, json: "false")
+        _ = try await restarted.watcher.inbox.first(timeout: .seconds(10)) { $0.topic.string == topic && $0.payloadString == "false" }
+        await events.stop()
+        try await restarted.stop()
+    }
+
+    @Test("a pairing that fails after pair-setup leaves the device unpaired: the error is shown, nothing is stored, and pairing again works")
+    func aFailedPairingIsUndone() async throws {
+        let peer = try await ZooPeer.start(database: "eve_energy", garbage: true)
+        defer { Task { await peer.stop() } }
+        let folder = try TemporaryDirectory.make(prefix: "zoo-undo")
+        let configFile = folder.appendingPathComponent("homegate.yml").path
+        try Self.config.write(toFile: configFile, atomically: true, encoding: .utf8)
+        let data = folder.appendingPathComponent("data").path
+        let failed = try HomeGateProcess(["pair", "--config", configFile, "--data-dir", data, "--host", peer.host, "--port", String(peer.port), "--code", peer.pincode])
+        #expect(try await failed.waitForExit(timeout: .seconds(30)) != 0)
+        #expect(failed.output.contains("told to forget the new pairing"), "\(failed.output)")
+        _ = try await peer.waitForLine { $0.contains("\"unpaired\"") }
+        let pairings = try HomeGateProcess(["pairings", "--config", configFile, "--data-dir", data])
+        #expect(try await pairings.waitForExit() == 0)
+        #expect(!pairings.output.contains(peer.deviceID), "\(pairings.output)")
+
+        try await peer.serveGarbage(false)
+        let again = try await HAPEndToEndTests.pair(host: peer.host, port: peer.port, code: peer.pincode, folder: folder)
+        #expect(again.contains("paired with"), "\(again)")
+    }
+
+    // MARK: - Helpers
+
+    /// The layout's characteristics of the peer's accessories, each with its captured entry.
+    static func entries(_ fixture: GatewayFixture, database: String, deviceID: String) async throws -> [Entry] {
+        let prefix = "hap-\(deviceID.lowercased().filter { $0.isLetter || $0.isNumber })-"
+        let captured = try ZooPeer.accessories(of: database)
+        let layout = try await fixture.layout()
+        var entries: [Entry] = []
+        for home in layout["homes"] as? [[String: Any]] ?? [] {
+            for accessory in home["accessories"] as? [[String: Any]] ?? [] {
+                guard let id = accessory["id"] as? String, id.hasPrefix(prefix), let aid = Int(id.dropFirst(prefix.count)) else { continue }
+                let device = captured.first { ($0["aid"] as? NSNumber)?.intValue == aid }
+                for service in accessory["services"] as? [[String: Any]] ?? [] {
+                    let serviceIID = service["iid"] as? Int
+                    let capturedService = (device?["services"] as? [[String: Any]])?.first { ($0["iid"] as? NSNumber)?.intValue == serviceIID }
+                    for characteristic in service["characteristics"] as? [[String: Any]] ?? [] {
+                        let iid = characteristic["iid"] as? Int
+                        let match = (capturedService?["characteristics"] as? [[String: Any]])?.first { ($0["iid"] as? NSNumber)?.intValue == iid }
+                        entries.append(Entry(aid: aid, layout: characteristic, captured: match ?? [:]))
+                    }
+                }
+            }
+        }
+        return entries
+    }
+
+    /// Whether a published payload is the captured value: numbers within half a step (float32
+    /// captures such as 120.5999984741211 are published as the device means them), booleans
+    /// from `true`/`1`, text and data as JSON strings.
+    static func matches(_ published: String, _ expected: Any, _ entry: Entry) -> Bool {
+        switch entry.format {
+        case "bool":
+            let truth = (expected as? Bool) ?? ((expected as? NSNumber)?.intValue ?? 0 != 0)
+            return published == (truth ? "true" : "false")
+        case "string", "data", "tlv8":
+            // Text is published as a JSON string.
+            let json = (try? JSONSerialization.data(withJSONObject: "\(expected)", options: .fragmentsAllowed)).map { String(decoding: $0, as: UTF8.self) }
+            return (try? JSONSerialization.jsonObject(with: Data(published.utf8), options: .fragmentsAllowed)) as? String == "\(expected)" || published == json
+        default:
+            guard let number = (expected as? NSNumber)?.doubleValue, let value = Double(published) else { return false }
+            let step = entry.layout["minStep"] as? Double ?? 0
+            return abs(number - value) <= max(step / 2, abs(number) * 1e-6, 1e-9)
+        }
+    }
+
+    /// One set per writable format (bool, integer kinds, float, string), through mosquitto_pub:
+    /// the device receives it and the gateway acknowledges it.
+    static func writeOnePerFormat(_ entries: [Entry], fixture: GatewayFixture, peer: ZooPeer) async throws {
+        var done: Set<String> = []
+        let results = try await TestClient.connect(TestClient.configuration(fixture.broker.url, id: "zoo-results"))
+        for entry in entries where entry.perms.contains("pw") && entry.perms.contains("pr") && !done.contains(entry.format) {
+            guard let payload = Self.newValue(for: entry) else { continue }
+            done.insert(entry.format)
+            try await results.subscribe("\(entry.topic)/set/result")
+            try await HAPEndToEndTests.mosquittoPub(fixture.broker, "\(entry.topic)/set", payload)
+            let ack = try GatewayFixture.decode(try await results.inbox.first(on: "\(entry.topic)/set/result").payload)
+            #expect(ack["ok"] as? Bool == true, "\(peer.database): set \(entry.topic) = \(payload): \(ack)")
+            let aid = entry.aid, iid = entry.iid
+            _ = try await peer.waitForLine { $0.contains("\"event\": \"write\", \"aid\": \(aid), \"iid\": \(iid),") }
+        }
+        let writable = entries.contains { $0.perms.contains("pw") && $0.perms.contains("pr") && Self.newValue(for: $0) != nil }
+        #expect(done.isEmpty != writable, "\(peer.database): written \(done.sorted())")
+        await results.stop()
+    }
+
+    /// A valid value other than the current one, as a payload; nil for formats not written here.
+    static func newValue(for entry: Entry) -> String? {
+        let current = entry.captured["value"]
+        switch entry.format {
+        case "bool":
+            let truth = (current as? Bool) ?? ((current as? NSNumber)?.intValue ?? 0 != 0)
+            return truth ? "false" : "true"
+        case "string":
+            return "zoo"
+        case "int", "uint8", "uint16", "uint32", "uint64", "float":
+            let now = (current as? NSNumber)?.doubleValue
+            if let valid = entry.layout["validValues"] as? [Double] {
+                return valid.first { $0 != now }.map { String(Int($0)) }
+            }
+            let minimum = entry.layout["minValue"] as? Double ?? 0
+            let step = entry.layout["minStep"] as? Double ?? 1
+            let candidate = now == minimum ? minimum + step : minimum
+            if let maximum = entry.layout["maxValue"] as? Double, candidate > maximum { return nil }
+            return entry.format == "float" ? String(candidate) : String(Int(candidate))
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Serves a real device's captured accessory database over real HAP, for HomeGate's device zoo.
+
+Run it with the venv that scripts/setup makes: `.venv/bin/python Tests/Fixtures/hap/zoo_peer.py
+--port P --database Tests/Fixtures/hap/zoo/eve_energy.json [--pincode 031-45-154] [--mac ID]
+[--state FILE] [--verbose]`. Sources/Harness/ZooPeer.swift drives it.
+
+HAP-python 5.0.0 does the HAP part (pair-setup, pair-verify, the encrypted sessions, EVENT
+messages, pairings); this script replaces the accessory model behind it with the captured
+database (aiohomekit's fixture format: the JSON array of accessories of a `GET /accessories`):
+
+- `GET /accessories` answers the database as captured, with the current values (a
+  characteristic without `pr` is served without a value, as devices do);
+- `GET /characteristics` answers the current values (-70409 for an unknown aid.iid, -70405 for a
+  characteristic without `pr`);
+- `PUT /characteristics`: a value for a characteristic with `pw` is taken as it comes (the
+  device's own checks are not modelled) and pushed as an EVENT to the other subscribed
+  controllers; without `pw`: -70404; an `ev` subscription is accepted for characteristics with
+  `ev`, else refused with -70406, as is every subscription while `refuse-events` is on.
+
+Standard output carries only JSON lines, one object each, flushed:
+  {"event": "ready", "port": P, "pincode": "...", "id": "AA:BB:CC:DD:EE:FF", "accessories": N}
+  {"event": "write", "aid": A, "iid": I, "value": V}
+  {"event": "subscribed", "aid": A, "iid": I, "ev": true}   (or "refused": true)
+  {"event": "paired", "controller": "<pairing id>", "admin": true}
+  {"event": "unpaired", "controller": "<pairing id>"}
+  {"event": "done", "command": "..."}                         (after each control line)
+  {"event": "stopped"}
+
+Control lines on standard input, one JSON object each:
+  {"command": "set", "aid": A, "iid": I, "value": V}   the device changes a value itself (EVENT)
+  {"command": "refuse-events", "on": true}             refuse every later event subscription
+  {"command": "garbage", "on": true}                   GET /accessories answers a database no
+                                                       controller can use (also: --garbage)
+  {"command": "replace", "database": "PATH"}           a new database; the configuration number goes up
+mDNS is off (127.0.0.1 only), as in hap_peer.py.
+"""
+
+import argparse
+import copy
+import json
+import logging
+import os
+import re
+import signal
+import sys
+import tempfile
+import threading
+
+from pyhap.accessory import Bridge
+
+from hap_peer import PeerDriver, SilentZeroconf, emit
+
+logger = logging.getLogger("zoo_peer")
+
+NOT_READABLE = -70405
+NOT_WRITABLE = -70404
+NO_EVENTS = -70406
+NO_SUCH_RESOURCE = -70409
+
+
+class Database:
+    """The captured accessories, with a value table by (aid, iid)."""
+
+    def __init__(self, accessories):
+        self.accessories = accessories
+        self.characteristics = {}
+        for accessory in accessories:
+            for service in accessory.get("services", []):
+                for characteristic in service.get("characteristics", []):
+                    key = (accessory.get("aid"), characteristic.get("iid"))
+                    self.characteristics.setdefault(key, characteristic)
+
+    @classmethod
+    def load(cls, path):
+        with open(path, encoding="utf-8") as handle:
+            accessories = json.load(handle)
+        if isinstance(accessories, dict):
+            accessories = accessories.get("accessories", [])
+        return cls(accessories)
+
+    def served(self, include_value):
+        accessories = copy.deepcopy(self.accessories)
+        for accessory in accessories:
+            for service in accessory.get("services", []):
+                for characteristic in service.get("characteristics", []):
+                    if not include_value or "pr" not in (characteristic.get("perms") or ["pr"]):
+                        characteristic.pop("value", None)
+        return accessories
+
+
+class ZooDriver(PeerDriver):
+    """hap_peer's driver (ready line, pairing lines, parent watch) whose accessories are a
+    captured database."""
+
+    def __init__(self, *, database, garbage, **kwargs):
+        super().__init__(**kwargs)
+        self.database = database
+        self.garbage = garbage
+        self.refusing_events = False
+
+    async def async_start(self):
+        await super().async_start()
+        if not self.failed:
+            threading.Thread(target=self._read_controls, daemon=True).start()
+
+    # The HAP side ------------------------------------------------------------------------------
+
+    def get_accessories(self, include_value=True):
+        if self.garbage:
+            return {"accessories": "no accessories here"}
+        return {"accessories": self.database.served(include_value)}
+
+    def get_characteristics(self, char_ids):
+        answers = []
+        for path in char_ids:
+            aid, iid = (int(part) for part in path.split("."))
+            characteristic = self.database.characteristics.get((aid, iid))
+            if characteristic is None:
+                answers.append({"aid": aid, "iid": iid, "status": NO_SUCH_RESOURCE})
+            elif "pr" not in (characteristic.get("perms") or ["pr"]):
+                answers.append({"aid": aid, "iid": iid, "status": NOT_READABLE})
+            else:
+                answers.append({"aid": aid, "iid": iid, "value": characteristic.get("value"), "status": 0})
+        return {"characteristics": answers}
+
+    def set_characteristics(self, chars_query, client_addr):
+        results = []
+        for query in chars_query.get("characteristics", []):
+            aid, iid = query.get("aid"), query.get("iid")
+            characteristic = self.database.characteristics.get((aid, iid))
+            if characteristic is None:
+                results.append({"aid": aid, "iid": iid, "status": NO_SUCH_RESOURCE})
+                continue
+            perms = characteristic.get("perms") or []
+            status = 0
+            if "ev" in query:
+                status = self._subscribe(aid, iid, bool(query["ev"]), "ev" in perms, client_addr)
+            if "value" in query and status == 0:
+                if "pw" not in perms:
+                    status = NOT_WRITABLE
+                else:
+                    characteristic["value"] = query["value"]
+                    emit("write", aid=aid, iid=iid, value=query["value"])
+                    self.publish({"aid": aid, "iid": iid, "value": query["value"]}, sender_client_addr=client_addr)
+            results.append({"aid": aid, "iid": iid, "status": status})
+        if all(result["status"] == 0 for result in results):
+            return None
+        return {"characteristics": results}
+
+    def _subscribe(self, aid, iid, on, supported, client_addr):
+        if on and (self.refusing_events or not supported):
+            emit("subscribed", aid=aid, iid=iid, ev=True, refused=True)
+            return NO_EVENTS
+        self.async_subscribe_client_topic(client_addr, f"{aid}.{iid}", on)
+        emit("subscribed", aid=aid, iid=iid, ev=on)
+        return 0
+
+    # The control side --------------------------------------------------------------------------
+
+    def _read_controls(self):
+        for line in sys.stdin:
+            line = line.strip()
+            if line:
+                self.loop.call_soon_threadsafe(self._control, line)
+        # The end of the input is not a stop: SIGTERM is (and the parent's going away, see hap_peer).
+
+    def _control(self, line):
+        try:
+            command = json.loads(line)
+            name = command["command"]
+            if name == "set":
+                key = (command["aid"], command["iid"])
+                self.database.characteristics[key]["value"] = command["value"]
+                self.publish({"aid": key[0], "iid": key[1], "value": command["value"]})
+            elif name == "garbage":
+                self.garbage = bool(command.get("on", True))
+            elif name == "refuse-events":
+                self.refusing_events = bool(command.get("on", True))
+            elif name == "replace":
+                self.database = Database.load(command["database"])
+                self.state.increment_config_version()
+            else:
+                raise ValueError(f"unknown command {name!r}")
+            emit("done", command=name, configuration=self.state.config_version)
+        except Exception as error:  # noqa: BLE001  (a bad control line is reported, not fatal)
+            emit("error", line=line, message=str(error))
+
+
+def parse_arguments():
+    parser = argparse.ArgumentParser(description="Serves a captured accessory database over HAP (127.0.0.1, no mDNS).")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--database", required=True, help="an aiohomekit fixture (JSON array of accessories)")
+    parser.add_argument("--pincode", default="031-45-154")
+    parser.add_argument("--mac", help="fixed device id (XX:XX:XX:XX:XX:XX)")
+    parser.add_argument("--state", help="HAP-python persist file (default: a temporary file removed at exit)")
+    parser.add_argument("--garbage", action="store_true", help="GET /accessories answers an unusable database")
+    parser.add_argument("--verbose", action="store_true")
+    arguments = parser.parse_args()
+    if not re.fullmatch(r"\d{3}-\d{2}-\d{3}", arguments.pincode):
+        parser.error("--pincode must look like 031-45-154")
+    return arguments
+
+
+def main():
+    arguments = parse_arguments()
+    logging.basicConfig(stream=sys.stderr, level=logging.DEBUG if arguments.verbose else logging.WARNING,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    database = Database.load(arguments.database)
+    temporary_state = None
+    state_file = arguments.state
+    if state_file is None:
+        handle, temporary_state = tempfile.mkstemp(prefix="zoo-peer-", suffix=".state")
+        os.close(handle)
+        os.remove(temporary_state)
+        state_file = temporary_state
+    driver = ZooDriver(
+        database=database,
+        garbage=arguments.garbage,
+        ready_fields={"port": arguments.port, "pincode": arguments.pincode, "accessories": len(database.accessories)},
+        address="127.0.0.1",
+        port=arguments.port,
+        persist_file=state_file,
+        pincode=arguments.pincode.encode(),
+        mac=arguments.mac.upper() if arguments.mac else None,
+        async_zeroconf_instance=SilentZeroconf(),
+    )
+    # HAP-python needs an accessory of its own for its state and setup; what it serves is the database.
+    placeholder = Bridge(driver, "Zoo Peer")
+    placeholder.setup_message = lambda: None
+    driver.add_accessory(placeholder)
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        driver.loop.add_signal_handler(signum, driver.stop_once)
+    try:
+        driver.start()
+    finally:
+        if temporary_state and os.path.exists(temporary_state):
+            os.remove(temporary_state)
+    if driver.failed:
+        sys.exit(1)
+    emit("stopped")
+
+
+if __name__ == "__main__":
+    main()
