@@ -28,6 +28,8 @@ extension Gateway {
     /// stored, announced and republished.
     func adopt(_ devices: [Accessory]) {
         let before = homes
+        let topicsBefore = Dictionary(devices.compactMap { device in locations[device.id].map { _ in (device.id, characteristicTopics(of: device.id)) } },
+                                      uniquingKeysWith: { first, _ in first })
         var cameBack: [AccessoryID] = []
         for device in devices {
             if let location = locations[device.id] {
@@ -38,16 +40,42 @@ extension Gateway {
                 place(device)
             }
         }
-        guard homes != before else { return }
-        reindex()
+        let changed = homes != before
+        if changed { reindex() }
         for id in cameBack { setReachableFlag(id) }
-        layoutDidChange(saving: true)
-        for event in LayoutChanges.events(from: before, to: homes) { announce(event.kind, event.fields) }
+        if changed {
+            layoutDidChange(saving: true)
+            for event in LayoutChanges.events(from: before, to: homes) { announce(event.kind, event.fields) }
+            announceUpdates(comparedWith: topicsBefore)
+        }
         for id in cameBack {
             guard let (home, accessory) = accessory(id) else { continue }
+            if !changed { publishReachability(of: accessory, home: home.id) }
             announce("accessory-reachability", ["accessory": .string(id.rawValue), "name": .string(accessory.name), "home": .string(home.name), "reachable": .bool(true)])
         }
-        republishAfterLayoutChange()
+        if changed { republishAfterLayoutChange() }
+        if !cameBack.isEmpty { recordAccessoryCounts() }
+    }
+
+    /// An accessory whose services or characteristics changed on the device (its configuration
+    /// number went up) is announced as `accessory-updated` with the topics added and removed.
+    private func announceUpdates(comparedWith topicsBefore: [AccessoryID: Set<String>]) {
+        for (id, old) in topicsBefore.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
+            let new = characteristicTopics(of: id)
+            guard new != old, let (home, accessory) = accessory(id) else { continue }
+            announce("accessory-updated", [
+                "accessory": .string(id.rawValue), "name": .string(accessory.name), "home": .string(home.name),
+                "added": .array(new.subtracting(old).sorted().map(JSON.string)), "removed": .array(old.subtracting(new).sorted().map(JSON.string)),
+            ])
+        }
+    }
+
+    /// The topics of an accessory's visible characteristics.
+    func characteristicTopics(of id: AccessoryID) -> Set<String> {
+        guard let (home, accessory) = accessory(id) else { return [] }
+        return Set(accessory.visibleServices.flatMap { service in
+            service.characteristics.compactMap { map.topic(of: .characteristic(home.id, CharacteristicReference(accessoryID: id, iid: $0.iid))) }
+        })
     }
 
     /// The device's description of an accessory the home has: the device's structure, values

@@ -11,7 +11,7 @@ import Wire
 /// topics (clearing the old retained ones).
 extension Gateway {
     /// The objects this file answers for.
-    static let managedObjects: Set<String> = ["home", "room", "zone", "accessory", "service", "service-group", "action-set", "trigger"]
+    static let managedObjects: Set<String> = ["home", "room", "zone", "accessory", "service", "service-group", "action-set", "trigger", "browser"]
 
     /// Answers one management request; throws ``RequestError`` with the wire code.
     func managementRequest(object: String, verb: String, body: [String: JSON]) async throws -> [String: JSON] {
@@ -51,6 +51,8 @@ extension Gateway {
             try edit { try $0.renameService(accessory: request.string("accessory"), service: request.int("service"), to: request.string("newName"), home: home) }
         case ("service-group", _), ("action-set", _), ("trigger", _):
             return try await sceneRequest(object, verb, request, home: home)
+        case ("browser", _):
+            return try browserRequest(verb)
         default:
             throw RequestError(code: "unknown-request", message: "unknown request \"\(object)/\(verb)\"")
         }
@@ -201,9 +203,7 @@ extension Gateway {
 
     private func pair(_ request: ManagementBody, home: String?) async throws -> [String: JSON] {
         guard let pairing else { throw RequestError(code: "not-allowed", message: "this gateway cannot pair") }
-        let host = try request.string("host")
-        let port = try request.int("port")
-        guard (1...65535).contains(port) else { throw RequestError.invalid("\"port\" must be 1 to 65535") }
+        let (host, port) = try pairingAddress(request)
         let code = try request.string("code")
         let room = try request.optionalString("room")
         if let room {
@@ -227,6 +227,11 @@ public protocol PairingService: Sendable {
     func pair(host: String, port: Int, code: String, placement: Placement) async throws -> [AccessoryID]
     /// Removes the pairing of the device that `accessory` belongs to, on the device and here.
     func unpair(_ accessory: AccessoryID) async throws
+    /// Turns the accessory browser on or off; whether it is on now (a configuration may keep it on).
+    func setBrowsing(_ on: Bool) -> Bool
+    /// The accessory browser's rounds: the accessories found, not paired with this gateway;
+    /// `[]` when it is turned off. One consumer.
+    var browserUpdates: AsyncStream<[FoundAccessory]> { get }
 }
 
 /// Why pairing failed: a management error code (`device-error`, `invalid-request`, `timeout`)

@@ -82,6 +82,7 @@ extension Gateway {
                 }
             }
         }
+        desired.merge(browserRetained()) { first, _ in first }
         return desired
     }
 
@@ -151,6 +152,13 @@ extension Gateway {
         retained[topic] = digest
         send(topic, payload, retain: true)
         if !ledger.contains(topic) { updateLedger(adding: [topic], removing: []) }
+    }
+
+    /// Clears a retained topic the gateway asserted, and forgets it in the ledger.
+    func clearRetained(_ topic: String) {
+        guard retained.removeValue(forKey: topic) != nil else { return }
+        send(topic, [], retain: true)
+        updateLedger(adding: [], removing: [topic])
     }
 
     /// Moves the retained state to the current tree after the layout changed (a rename, a move):

@@ -111,6 +111,8 @@ public actor Gateway {
     var locations: [AccessoryID: (home: Int, accessory: Int)] = [:]
     /// What the gateway asserts, retained: topic -> a digest of the payload.
     var retained: [String: PayloadDigest] = [:]
+    /// The accessory browser's accessories (`<base>/$browser/<device id>`), by device id.
+    var browserFound: [String: FoundAccessory] = [:]
     /// Retained topics published and not yet cleared, as kept in the store.
     var ledger: Set<String> = []
     /// The marker the current synchronisation waits for, if one is under way.
@@ -187,6 +189,10 @@ public actor Gateway {
             group.addTask { await self.work.run() }
             group.addTask { await self.followConnection() }
             group.addTask { await self.followMessages() }
+            if let pairing {
+                let updates = pairing.browserUpdates
+                group.addTask { await self.followBrowser(updates) }
+            }
             for stream in driver.eventStreams {
                 group.addTask { await self.followDeviceEvents(stream) }
             }

@@ -26,10 +26,15 @@ final class DeviceLink: Sendable {
         /// Set once the first attempt to connect has ended, either way.
         var firstAttemptDone = false
         var firstAttemptWaiters: [CheckedContinuation<Void, Never>] = []
+        /// The configuration number (`c#`) mDNS last showed during this session.
+        var configurationNumber: Int?
+        /// It changed: the structure is to be read again.
+        var rereadPending = false
     }
 
     private let state = Mutex(State())
     private let stopped = Signal()
+    private let rereadWake = Wake()
 
     init(device: HAPDriver.Device, controller: ControllerIdentity, configuration: HAPDriver.Configuration, logger: Logger,
          emit: @escaping @Sendable (AccessoryEvent) -> Void) {
@@ -38,6 +43,25 @@ final class DeviceLink: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.emit = emit
+    }
+
+    /// Whether a session is open.
+    var isConnected: Bool { state.withLock { $0.client?.isOpen == true } }
+
+    /// mDNS shows the device's configuration number. The first time in a session, and whenever
+    /// it differs from the one seen before, the device's accessories are read again: HAP gives
+    /// no way to know which number the database read at connect belongs to (the device may have
+    /// changed between that read and this browse), so the first sighting reads once more; a
+    /// read that finds nothing new changes nothing.
+    func observe(configurationNumber number: Int) {
+        let changed = state.withLock { state -> Bool in
+            guard state.client != nil else { return false }
+            defer { state.configurationNumber = number }
+            guard state.configurationNumber != number else { return false }
+            state.rereadPending = true
+            return true
+        }
+        if changed { rereadWake.signal() }
     }
 
     /// The accessories as last described by the device; empty before its first session.
@@ -122,27 +146,62 @@ final class DeviceLink: Sendable {
         let client = try await Client.session(host: device.host, port: device.port, controller: controller, accessory: device.pairing,
                                               timeout: configuration.connectTimeout)
         do {
-            // A device that stops answering while the session is set up is noticed as quickly as
-            // by the keep-alive: these requests are small and answered at once by a live device.
-            let database = try await client.accessoryDatabase(timeout: configuration.connectTimeout)
-            var mapping = AccessoryMapping(deviceID: device.deviceID, database: database.accessories, warnings: database.warnings)
-            let refused = try await subscribe(mapping.notifying, on: client)
-            if !refused.isEmpty {
-                mapping = mapping.withoutEvents(refused)
-                logger.notice("\(device.name): events refused for \(refused.map(\.description).joined(separator: ", ")); they are polled")
-            }
+            let (mapping, warnings) = try await describe(client)
             state.withLock { state in
                 state.client = client
                 state.mapping = mapping
+                state.configurationNumber = nil
+                state.rereadPending = false
             }
             emit(.accessories(mapping.accessories))
-            reportWarnings(mapping.warnings + refused.map { "characteristic \($0): the device refuses its events; it is polled every poll interval" })
+            reportWarnings(warnings)
             markFirstAttemptDone()
             logger.info("\(device.name) (\(device.deviceID)) connected at \(device.host):\(device.port): \(mapping.accessories.count) accessories")
             return client
         } catch {
             client.close()
             throw error
+        }
+    }
+
+    /// Reads the accessory database on a session and subscribes to events; what the device
+    /// refuses is polled, and what was odd is reported.
+    private func describe(_ client: Client) async throws(HAPError) -> (mapping: AccessoryMapping, warnings: [String]) {
+        // A device that stops answering while the session is set up is noticed as quickly as
+        // by the keep-alive: these requests are small and answered at once by a live device.
+        let database = try await client.accessoryDatabase(timeout: configuration.connectTimeout)
+        var mapping = AccessoryMapping(deviceID: device.deviceID, database: database.accessories, warnings: database.warnings)
+        let refused = try await subscribe(mapping.notifying, on: client)
+        if !refused.isEmpty {
+            mapping = mapping.withoutEvents(refused)
+            logger.notice("\(device.name): events refused for \(refused.map(\.description).joined(separator: ", ")); they are polled")
+        }
+        return (mapping, mapping.warnings + refused.map { "characteristic \($0): the device refuses its events; it is polled every poll interval" })
+    }
+
+    /// The device's configuration number changed: its accessories are read again on the open
+    /// session; new ones and changes are reported, and accessories it no longer has are removed.
+    private func rereadWhenAsked(_ client: Client) async {
+        while !Task.isCancelled {
+            await rereadWake.wait(upTo: .seconds(3600))
+            guard state.withLock({ state in defer { state.rereadPending = false }; return state.rereadPending }) else { continue }
+            logger.info("\(device.name) (\(device.deviceID)): its configuration number changed; reading its accessories again")
+            do {
+                let (mapping, warnings) = try await describe(client)
+                let before = state.withLock { state in
+                    defer { state.mapping = mapping }
+                    return state.mapping?.accessories.map(\.id) ?? []
+                }
+                emit(.accessories(mapping.accessories))
+                reportWarnings(warnings)
+                let now = Set(mapping.accessories.map(\.id))
+                let gone = before.filter { !now.contains($0) }
+                if !gone.isEmpty { emit(.removed(gone)) }
+            } catch {
+                logger.warning("\(device.name) (\(device.deviceID)): its accessories could not be read again (\(error)); reconnecting")
+                client.close()
+                return
+            }
         }
     }
 
@@ -178,6 +237,7 @@ final class DeviceLink: Sendable {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.forwardEvents(of: client) }
                 group.addTask { await self.keepAlive(client) }
+                group.addTask { await self.rereadWhenAsked(client) }
                 let reason = await client.closed()
                 group.cancelAll()
                 return reason

@@ -31,6 +31,18 @@ public final class HAPDriver: AccessoryDriver {
         public var startupWait: Duration
         /// The time to live of timed writes (`tw` characteristics).
         public var timedWriteTTL: Duration
+        /// How often mDNS is browsed while devices are paired: to follow a device to a new
+        /// address and to notice a changed configuration number (`c#`).
+        public var browseInterval: Duration = .seconds(30)
+        /// How often while a paired device is unreachable (it may have moved).
+        public var lostDeviceBrowseInterval: Duration = .seconds(5)
+        /// How long each browse listens for answers.
+        public var browseWindow: Duration = .seconds(2)
+        /// The accessory browser is always on (else between ``HAPDriver/setBrowsing(_:)`` on and off).
+        public var alwaysBrowsing = false
+        /// Where the mDNS queries go.
+        public var mdnsDestination = "224.0.0.251"
+        public var mdnsPort = 5353
 
         public init(connectTimeout: Duration = .seconds(5), requestTimeout: Duration = .seconds(10), keepAliveInterval: Duration = .milliseconds(1500),
                     keepAliveTimeout: Duration = .seconds(2), reconnectDelay: Duration = .milliseconds(250), maximumReconnectDelay: Duration = .seconds(30),
@@ -65,24 +77,41 @@ public final class HAPDriver: AccessoryDriver {
         }
     }
 
-    private struct State {
+    struct State {
         var links: [String: DeviceLink] = [:]
+        /// The accessory browser is on (``setBrowsing(_:)``).
+        var browsing = false
+        /// The last browse failure logged (each different one is logged once).
+        var lastBrowseFailure: String?
     }
 
     private let controller: ControllerIdentity
-    private let configuration: Configuration
-    private let logger: Logger
-    private let state = Mutex(State())
+    let configuration: Configuration
+    let logger: Logger
+    let state = Mutex(State())
+    /// Each browse round's accessories not paired with this gateway, while the browser is on;
+    /// `[]` when it is turned off.
+    public let browser: AsyncStream<[FoundAccessory]>
+    let browserContinuation: AsyncStream<[FoundAccessory]>.Continuation
+    /// Wakes the browse loop (the browser was turned on, a device was lost).
+    let browseWake = Wake()
+    /// Told when a paired device was found at a new address (to store it).
+    let moved: @Sendable (Device) -> Void
     public let events: AsyncStream<AccessoryEvent>
     private let continuation: AsyncStream<AccessoryEvent>.Continuation
     /// Links to start in ``run()``'s task group (new pairings, a changed address).
     private let starts: AsyncStream<DeviceLink>
     private let startContinuation: AsyncStream<DeviceLink>.Continuation
 
-    public init(controller: ControllerIdentity, devices: [Device], configuration: Configuration = Configuration(), logger: Logger) {
+    /// - Parameter moved: told when a paired device is found at a new address (the driver
+    ///   follows it at once; the caller stores the new address).
+    public init(controller: ControllerIdentity, devices: [Device], configuration: Configuration = Configuration(), logger: Logger,
+                moved: @escaping @Sendable (Device) -> Void = { _ in }) {
         self.controller = controller
         self.configuration = configuration
         self.logger = logger
+        self.moved = moved
+        (browser, browserContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
         (events, continuation) = AsyncStream.makeStream()
         (starts, startContinuation) = AsyncStream.makeStream()
         let links = devices.map(makeLink)
@@ -93,15 +122,18 @@ public final class HAPDriver: AccessoryDriver {
     }
 
     private func makeLink(_ device: Device) -> DeviceLink {
-        DeviceLink(device: device, controller: controller, configuration: configuration, logger: logger) { [continuation] event in
+        DeviceLink(device: device, controller: controller, configuration: configuration, logger: logger) { [continuation, browseWake] event in
+            if case .reachability(_, reachable: false) = event { browseWake.signal() } // it may have moved: look for it
             continuation.yield(event)
         }
     }
 
     /// Keeps a session with every device until cancelled: each device's link is a child task of
-    /// one task group; links started later (``replaceDevices(_:)``) join it.
+    /// one task group; links started later (``replaceDevices(_:)``) join it. The mDNS browse
+    /// (following devices, watching `c#`, the accessory browser) is a child task too.
     public func run() async {
         await withDiscardingTaskGroup { group in
+            group.addTask { await self.browse() }
             for await link in starts {
                 group.addTask { await link.run() }
             }

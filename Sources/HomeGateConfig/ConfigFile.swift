@@ -31,6 +31,8 @@ public struct ConfigFile: Sendable {
     public var homeAssistant: HomeAssistant
     /// The metrics endpoint (the `metrics:` section), if any.
     public var metrics: Metrics?
+    /// HomeKit devices over HAP (the `hap:` section).
+    public var hap = HAP()
     /// SHA-256 of the file's text: the same digest, the same homes (so a start can tell that the
     /// configuration is the one last applied without comparing the homes).
     public var sourceDigest: [UInt8] = []
@@ -80,6 +82,18 @@ public struct ConfigFile: Sendable {
         }
     }
 
+    /// The `hap:` section: mDNS while running.
+    public struct HAP: Sendable, Equatable {
+        /// How often mDNS is browsed while devices are paired, to follow a device to a new address
+        /// and notice a changed configuration number (`browse_interval`, default 30 s).
+        public var browseInterval: Duration = .seconds(30)
+        /// The accessory browser on MQTT: on request (`$request/browser/start`) or always on
+        /// (`browser`: `on-request` or `always`).
+        public var alwaysBrowsing = false
+
+        public init() {}
+    }
+
     /// The default base topic.
     public static let defaultBaseTopic = "homegate"
     /// The default broker.
@@ -115,7 +129,7 @@ public struct ConfigFile: Sendable {
     /// Parses configuration text; `file` names it in errors and anchors relative paths.
     public static func parse(_ text: String, file: String, overrides: Overrides = Overrides(), environment: [String: String] = [:]) throws(ConfigError) -> ConfigFile {
         let root = try ConfigNode.parse(text, file: file)
-        let keys = try root.mapping(allowed: ["base_topic", "data_dir", "log_level", "mqtt", "gateway", "home_assistant", "metrics", "homes", "simulator"])
+        let keys = try root.mapping(allowed: ["base_topic", "data_dir", "log_level", "mqtt", "gateway", "home_assistant", "metrics", "hap", "homes", "simulator"])
         let baseTopic = try keys["base_topic"].map(Self.baseTopic) ?? TopicName(uncheckedDefault: defaultBaseTopic)
         var dataDirectory = try keys["data_dir"]?.path() ?? ConfigNode.resolve("data", relativeTo: file)
         if let override = overrides.dataDirectory { dataDirectory = override }
@@ -134,9 +148,10 @@ public struct ConfigFile: Sendable {
             throw node.error("the discovery prefix \"\(homeAssistant.prefix)\" and the base topic \"\(baseTopic)\" must stay out of each other")
         }
         let metrics = try keys["metrics"].map(Self.metrics)
+        let hap = try keys["hap"].map(Self.hap) ?? HAP()
         return ConfigFile(baseTopic: baseTopic, dataDirectory: dataDirectory, logLevel: logLevel, mqtt: mqtt,
                           homes: declared.homes, simulatorDevices: declared.devices, simulatorSeed: seed, engine: engine,
-                          homeAssistant: homeAssistant, metrics: metrics, sourceDigest: Array(SHA256.hash(data: Data(text.utf8))))
+                          homeAssistant: homeAssistant, metrics: metrics, hap: hap, sourceDigest: Array(SHA256.hash(data: Data(text.utf8))))
     }
 
     /// The `gateway:` section: `write_timeout`, `queue_limit`, `poll_interval`, `output`,
@@ -179,6 +194,15 @@ public struct ConfigFile: Sendable {
         guard let portNode = keys["port"] else { throw node.error("\"port\" is required here") }
         var settings = Metrics(port: try portNode.int(in: 1...65_535))
         if let host = keys["host"] { settings.host = try host.nonEmptyString() }
+        return settings
+    }
+
+    /// The `hap:` section: `browse_interval`, `browser`.
+    static func hap(_ node: ConfigNode) throws(ConfigError) -> HAP {
+        let keys = try node.mapping(allowed: ["browse_interval", "browser"])
+        var settings = HAP()
+        if let interval = keys["browse_interval"] { settings.browseInterval = try interval.seconds(in: 1...86_400) }
+        if let browser = keys["browser"] { settings.alwaysBrowsing = try browser.choice(["on-request", "always"]) == "always" }
         return settings
     }
 

@@ -38,6 +38,13 @@ struct GatewayPairing: PairingService {
         }
     }
 
+    func setBrowsing(_ on: Bool) -> Bool {
+        driver.setBrowsing(on)
+        return driver.isBrowsing
+    }
+
+    var browserUpdates: AsyncStream<[FoundAccessory]> { driver.browser }
+
     func unpair(_ accessory: AccessoryID) async throws {
         guard let stored = try store.pairings().first(where: { pairing in
             accessory.rawValue.hasPrefix(HAPDriver.accessoryID(deviceID: pairing.deviceID, aid: 1).rawValue.dropLast())

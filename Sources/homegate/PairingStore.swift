@@ -5,6 +5,7 @@ import HAPDriver
 import HomeGateConfig
 import HomeModel
 import HomeStore
+import Logging
 
 /// What the pairing commands share: the store of the configuration's data directory, the
 /// controller identity kept in it (made on first use), and the paired devices as the HAP
@@ -56,6 +57,19 @@ struct PairingStore {
     }
 
     /// The stored pairings as the HAP driver takes them.
+    /// A paired device was found at a new address: it is kept in the store, so the next start
+    /// goes there first.
+    static func storeAddress(of device: HAPDriver.Device, in store: HomeStore, logger: Logger) {
+        do {
+            guard var stored = try store.pairings().first(where: { $0.deviceID == device.deviceID }) else { return }
+            stored.host = device.host
+            stored.port = device.port
+            try store.savePairing(stored)
+        } catch {
+            logger.error("the new address of \(device.name) could not be stored: \(error)")
+        }
+    }
+
     static func devices(_ pairings: [StoredPairing]) -> [HAPDriver.Device] {
         pairings.map { pairing in
             HAPDriver.Device(deviceID: pairing.deviceID, publicKey: pairing.publicKey, host: pairing.host, port: pairing.port,

@@ -103,7 +103,13 @@ struct RunCommand: AsyncParsableCommand {
         let controller: ControllerIdentity
         do {
             controller = try PairingStore(store: store, file: file).controllerIdentity()
-            hapDriver = HAPDriver(controller: controller, devices: PairingStore.devices(try store.pairings()), logger: logger)
+            var hapSettings = HAPDriver.Configuration()
+            hapSettings.browseInterval = file.hap.browseInterval
+            hapSettings.alwaysBrowsing = file.hap.alwaysBrowsing
+            hapDriver = HAPDriver(controller: controller, devices: PairingStore.devices(try store.pairings()), configuration: hapSettings,
+                                  logger: logger) { [logger] moved in
+                PairingStore.storeAddress(of: moved, in: store, logger: logger)
+            }
         } catch {
             printError("\(error)")
             throw HomeGateExit.configuration

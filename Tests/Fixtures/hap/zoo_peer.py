@@ -33,7 +33,9 @@ Control lines on standard input, one JSON object each:
   {"command": "garbage", "on": true}                   GET /accessories answers a database no
                                                        controller can use (also: --garbage)
   {"command": "replace", "database": "PATH"}           a new database; the configuration number goes up
-mDNS is off (127.0.0.1 only), as in hap_peer.py.
+mDNS is off (127.0.0.1 only), as in hap_peer.py, unless --mdns is given: then HAP-python
+announces the peer with its own zeroconf, as a real accessory does (use it only inside a network
+namespace a test made, never on the machine's real interfaces).
 """
 
 import argparse
@@ -179,7 +181,7 @@ class ZooDriver(PeerDriver):
                 self.refusing_events = bool(command.get("on", True))
             elif name == "replace":
                 self.database = Database.load(command["database"])
-                self.state.increment_config_version()
+                self.config_changed()  # c# goes up, in the mDNS advertisement too (with --mdns)
             else:
                 raise ValueError(f"unknown command {name!r}")
             emit("done", command=name, configuration=self.state.config_version)
@@ -195,6 +197,8 @@ def parse_arguments():
     parser.add_argument("--mac", help="fixed device id (XX:XX:XX:XX:XX:XX)")
     parser.add_argument("--state", help="HAP-python persist file (default: a temporary file removed at exit)")
     parser.add_argument("--garbage", action="store_true", help="GET /accessories answers an unusable database")
+    parser.add_argument("--mdns", action="store_true",
+                        help="advertise by mDNS (HAP-python's own zeroconf); ONLY inside a network namespace a test made")
     parser.add_argument("--verbose", action="store_true")
     arguments = parser.parse_args()
     if not re.fullmatch(r"\d{3}-\d{2}-\d{3}", arguments.pincode):
@@ -223,7 +227,7 @@ def main():
         persist_file=state_file,
         pincode=arguments.pincode.encode(),
         mac=arguments.mac.upper() if arguments.mac else None,
-        async_zeroconf_instance=SilentZeroconf(),
+        async_zeroconf_instance=None if arguments.mdns else SilentZeroconf(),
     )
     # HAP-python needs an accessory of its own for its state and setup; what it serves is the database.
     placeholder = Bridge(driver, "Zoo Peer")

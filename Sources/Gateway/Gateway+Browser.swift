@@ -1,0 +1,81 @@
+import Accessories
+import HomeModel
+import Wire
+
+/// The accessory browser on MQTT (HomeKit's `HMAccessoryBrowser`): `$request/browser/start` and
+/// `stop`; each accessory found and not paired with this gateway retained on
+/// `<base>/$browser/<device id>` and cleared when it is gone; `$events` `browser-found` and
+/// `browser-removed`; `$request/accessory/pair` takes a found accessory's `device` id.
+extension Gateway {
+    /// `browser/start`, `browser/stop`.
+    func browserRequest(_ verb: String) throws -> [String: JSON] {
+        guard let pairing else { throw RequestError(code: "not-allowed", message: "this gateway has no accessory browser") }
+        switch verb {
+        case "start":
+            return ["browsing": .bool(pairing.setBrowsing(true))]
+        case "stop":
+            let browsing = pairing.setBrowsing(false)
+            return browsing ? ["browsing": true, "message": "the browser stays on: hap.browser is always"] : ["browsing": false]
+        default:
+            throw RequestError(code: "unknown-request", message: "unknown request \"browser/\(verb)\"; known: start, stop")
+        }
+    }
+
+    /// Takes the browser's rounds until the stream ends.
+    func followBrowser(_ updates: AsyncStream<[FoundAccessory]>) async {
+        for await found in updates { browserFound(found) }
+    }
+
+    /// One round of the browser: what is new is retained and announced, what changed is
+    /// republished, what is gone is cleared and announced.
+    func browserFound(_ found: [FoundAccessory]) {
+        let now = Dictionary(found.map { ($0.deviceID, $0) }, uniquingKeysWith: { first, _ in first })
+        for (id, accessory) in now where browserFound[id] != accessory {
+            let isNew = browserFound[id] == nil
+            browserFound[id] = accessory
+            assertRetained(browserTopic(id), Self.browserPayload(accessory))
+            if isNew { announce("browser-found", Self.browserFields(accessory)) }
+        }
+        for (id, accessory) in browserFound where now[id] == nil {
+            browserFound[id] = nil
+            clearRetained(browserTopic(id))
+            announce("browser-removed", Self.browserFields(accessory))
+        }
+    }
+
+    /// The browser's retained messages, for the synchronisation's set of what the gateway asserts.
+    func browserRetained() -> [String: [UInt8]] {
+        Dictionary(browserFound.map { (browserTopic($0.key), Self.browserPayload($0.value)) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Where `$request/accessory/pair` pairs: `host` and `port`, or a found accessory's `device` id.
+    func pairingAddress(_ request: ManagementBody) throws -> (host: String, port: Int) {
+        if let device = try request.optionalString("device") {
+            guard let found = browserFound[device.uppercased()] else {
+                let known = browserFound.keys.sorted()
+                throw RequestError.notFound("the accessory browser has not found \(device)" + (known.isEmpty ? "; start it with $request/browser/start" : "; found: \(known.joined(separator: ", "))"))
+            }
+            return (found.host, found.port)
+        }
+        let host = try request.string("host")
+        let port = try request.int("port")
+        guard (1...65535).contains(port) else { throw RequestError.invalid("\"port\" must be 1 to 65535") }
+        return (host, port)
+    }
+
+    private func browserTopic(_ deviceID: String) -> String {
+        "\(base)/$browser/\(deviceID)"
+    }
+
+    private static func browserFields(_ accessory: FoundAccessory) -> [String: JSON] {
+        [
+            "device": .string(accessory.deviceID), "name": .string(accessory.name), "model": .string(accessory.model),
+            "category": accessory.category.map(JSON.int) ?? .null, "categoryName": .string(accessory.category.flatMap { Category(rawValue: $0)?.name }),
+            "host": .string(accessory.host), "port": .int(accessory.port), "paired": .bool(accessory.isPaired),
+        ]
+    }
+
+    private static func browserPayload(_ accessory: FoundAccessory) -> [UInt8] {
+        JSON.object(browserFields(accessory)).encoded()
+    }
+}

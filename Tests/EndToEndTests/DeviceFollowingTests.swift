@@ -1,0 +1,171 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// mDNS while the gateway runs, end to end inside a network namespace the test makes (multicast
+/// never touches the machine's interfaces): the broker, HAP-python peers announcing themselves by
+/// mDNS as real accessories do, `homegate pair` and `homegate run` all run in it, and the test
+/// talks MQTT with `mosquitto_sub` and `mosquitto_pub` started in it. Needs root and iproute2,
+/// like `homegate discover`'s tests.
+@Suite("mDNS while running", .serialized)
+struct DeviceFollowingTests {
+    static let config = """
+        base_topic: hgtest
+        log_level: info
+        mqtt:
+          url: mqtt://127.0.0.1:1883
+        hap:
+          browse_interval: 1
+        homes:
+          - name: Test Home
+            primary: true
+            rooms: [Office]
+        """
+
+    /// A namespace with a broker, a subscriber to everything under `hgtest`, and helpers.
+    struct World {
+        let namespace: DiscoverNamespace
+        let folder: URL
+        let broker: ChildProcess
+        let subscriber: ChildProcess
+        var configFile: String { folder.appendingPathComponent("homegate.yml").path }
+        var dataDirectory: String { folder.appendingPathComponent("data").path }
+
+        static func make() async throws -> World {
+            let namespace = try await DiscoverNamespace.create(suffix: "-follow")
+            try await namespace.addMulticastRoute()
+            let folder = try TemporaryDirectory.make(prefix: "follow")
+            try DeviceFollowingTests.config.write(toFile: folder.appendingPathComponent("homegate.yml").path, atomically: true, encoding: .utf8)
+            let brokerConfig = folder.appendingPathComponent("mosquitto.conf").path
+            try "listener 1883 127.0.0.1\nallow_anonymous true\n".write(toFile: brokerConfig, atomically: true, encoding: .utf8)
+            let broker = try namespace.start(try Mosquitto.locate(), ["-c", brokerConfig, "-v"])
+            _ = try await broker.output.wait(timeout: .seconds(10), for: "mosquitto to listen") { $0.contains("Opening ipv4 listen socket on port 1883") ? true : nil }
+            let sub = try Executable.locate("mosquitto_sub", install: "scripts/setup (apt-get install mosquitto-clients)")
+            let subscriber = try namespace.start(sub, ["-h", "127.0.0.1", "-v", "-t", "hgtest/#"])
+            return World(namespace: namespace, folder: folder, broker: broker, subscriber: subscriber)
+        }
+
+        /// The first line the subscriber printed (`topic payload`) that matches, else the first
+        /// that arrives within `timeout`.
+        @discardableResult
+        func line(timeout: Duration = .seconds(20), _ what: String, where predicate: @escaping @Sendable (String) -> Bool) async throws -> String {
+            do {
+                return try await subscriber.output.wait(timeout: timeout, for: what) { text in
+                    text.split(separator: "\n").map(String.init).first(where: predicate)
+                }
+            } catch {
+                throw FixtureError("waited \(timeout) for \(what); the subscriber printed:\n\(subscriber.output.value.suffix(3000))")
+            }
+        }
+
+        func publish(_ topic: String, _ payload: String) async throws {
+            let pub = try Executable.locate("mosquitto_pub", install: "scripts/setup (apt-get install mosquitto-clients)")
+            let result = try await namespace.run(pub, ["-h", "127.0.0.1", "-q", "1", "-t", topic, "-m", payload])
+            #expect(result.status == 0, "mosquitto_pub: \(result.output)")
+        }
+
+        /// A zoo peer announcing itself by mDNS in the namespace, serving a fixture of the zoo (by
+        /// name) or a database file (a path ending in `.json`).
+        func peer(_ database: String, port: Int, state: URL) async throws -> ChildProcess {
+            let python = try DiscoverNamespace.venvPython()
+            let script = PackageRoot.url.appendingPathComponent("Tests/Fixtures/hap/zoo_peer.py").path
+            let databaseFile = database.hasSuffix(".json") ? database : PackageRoot.url.appendingPathComponent("Tests/Fixtures/hap/zoo/\(database).json").path
+            let peer = try ChildProcess(namespace.ip, ["netns", "exec", namespace.name, python, script, "--port", String(port), "--database", databaseFile,
+                                                       "--state", state.path, "--mdns"], environment: ["PYTHONUNBUFFERED": "1"], input: true)
+            _ = try await peer.output.wait(timeout: .seconds(30), for: "zoo_peer.py to listen") { $0.contains("\"event\": \"ready\"") ? true : nil }
+            return peer
+        }
+
+        func stop(_ children: [ChildProcess]) {
+            for child in children { DiscoverNamespace.stop(child) }
+            DiscoverNamespace.stop(subscriber)
+            DiscoverNamespace.stop(broker)
+            namespace.delete()
+        }
+    }
+
+    static func deviceID(of peer: ChildProcess) throws -> String {
+        let line = try #require(peer.output.value.split(separator: "\n").first { $0.contains("\"event\": \"ready\"") })
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        return try #require(object["id"] as? String)
+    }
+
+    /// Runs `body`; a failure carries what the gateway and the peers printed.
+    static func explaining(_ children: [ChildProcess], _ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch {
+            let logs = children.map { String($0.output.value.suffix(2500)) }.joined(separator: "\n---\n")
+            throw FixtureError("\(error)\n--- the gateway and the peers printed:\n\(logs)")
+        }
+    }
+
+    @Test("a device whose c# goes up is read again (accessory-updated, its gone topics cleared); a device that moves is followed; the browser finds an unpaired one, which pairs by its device id")
+    func followsChangesMovesAndBrowses() async throws {
+        let world = try await World.make()
+        var children: [ChildProcess] = []
+        defer { world.stop(children) }
+        let stateFile = world.folder.appendingPathComponent("eve.state")
+        let eve = try await world.peer("eve_energy", port: 51_901, state: stateFile)
+        children.append(eve)
+
+        let pair = try await world.namespace.run(HomeGateProcess.binary(), ["pair", "--config", world.configFile, "--data-dir", world.dataDirectory,
+                                                                          "--host", "127.0.0.1", "--port", "51901", "--code", "031-45-154", "--room", "Office"])
+        #expect(pair.status == 0, "homegate pair: \(pair.output)")
+        let gateway = try world.namespace.start(HomeGateProcess.binary(), ["run", "--config", world.configFile, "--data-dir", world.dataDirectory, "--log-level", "debug"])
+        children.append(gateway)
+        try await Self.explaining(children) { try await Self.scenario(world, eve: eve, gateway: gateway, stateFile: stateFile, children: &children) }
+    }
+
+    static func scenario(_ world: World, eve: ChildProcess, gateway: ChildProcess, stateFile: URL, children: inout [ChildProcess]) async throws {
+        let power = "hgtest/test-home/office/eve-energy-3a35/outlet/power"
+        try await world.line("the Eve's power value", where: { $0.hasPrefix(power + " ") })
+
+        // The device's structure changes: Eve's power characteristic goes away; c# goes up.
+        let changed = world.folder.appendingPathComponent("eve-changed.json")
+        try withoutPower(from: "eve_energy").write(to: changed)
+        try eve.writeInput("{\"command\": \"replace\", \"database\": \"\(changed.path)\"}\n")
+        let updated = try await world.line("accessory-updated", where: { $0.hasPrefix("hgtest/$events ") && $0.contains("accessory-updated") })
+        #expect(updated.contains("\"removed\":[\"\(power)\"]"), "\(updated)")
+        try await world.line("the power topic cleared", where: { $0 == power || $0 == power + " " || $0 == power + " (null)" })
+
+        // The device moves to another port: the gateway follows it (mDNS) and it is reachable again.
+        DiscoverNamespace.stop(eve)
+        let moved = try await world.peer(changed.path, port: 51_902, state: stateFile)
+        children.append(moved)
+        try await world.line("the Eve unreachable", where: { $0.hasPrefix("hgtest/$events ") && $0.contains("\"reachable\":false") })
+        try await world.line(timeout: .seconds(30), "the Eve reachable again", where: { $0.hasPrefix("hgtest/$events ") && $0.contains("\"reachable\":true") })
+        #expect(gateway.output.value.contains("moved from 127.0.0.1:51901 to 127.0.0.1:51902"), "\(gateway.output.value.suffix(3000))")
+
+        // The browser: an unpaired accessory is found, retained, announced; pairing by its id works.
+        let strip = try await world.peer("koogeek_ls1", port: 51_903, state: world.folder.appendingPathComponent("strip.state"))
+        children.append(strip)
+        let stripID = try deviceID(of: strip)
+        try await world.publish("hgtest/$request/browser/start", "{}")
+        let found = try await world.line("the browser's retained entry", where: { $0.hasPrefix("hgtest/$browser/\(stripID) ") })
+        #expect(found.contains("\"port\":51903") && found.contains("\"paired\":false"), "\(found)")
+        try await world.line("browser-found", where: { $0.hasPrefix("hgtest/$events ") && $0.contains("browser-found") && $0.contains(stripID) })
+        try await world.publish("hgtest/$request/accessory/pair", "{\"device\": \"\(stripID)\", \"code\": \"031-45-154\"}")
+        let answer = try await world.line("the pairing's answer", where: { $0.hasPrefix("hgtest/$response/accessory/pair ") })
+        #expect(answer.contains("\"ok\":true"), "\(answer)")
+        try await world.line("browser-removed once paired", where: { $0.hasPrefix("hgtest/$events ") && $0.contains("browser-removed") && $0.contains(stripID) })
+        try await world.publish("hgtest/$request/browser/stop", "{}")
+        try await world.line("the browser stopped", where: { $0.hasPrefix("hgtest/$response/browser/stop ") && $0.contains("\"browsing\":false") })
+    }
+
+    /// The fixture's database without Eve's power characteristic (E863F10D).
+    static func withoutPower(from database: String) throws -> Data {
+        var accessories = try ZooPeer.accessories(of: database)
+        for (a, accessory) in accessories.enumerated() {
+            var services = accessory["services"] as? [[String: Any]] ?? []
+            for (s, service) in services.enumerated() {
+                let characteristics = (service["characteristics"] as? [[String: Any]] ?? []).filter {
+                    !(($0["type"] as? String)?.uppercased().hasPrefix("E863F10D") ?? false)
+                }
+                services[s]["characteristics"] = characteristics
+            }
+            accessories[a]["services"] = services
+        }
+        return try JSONSerialization.data(withJSONObject: accessories)
+    }
+}
