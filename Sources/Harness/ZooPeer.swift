@@ -111,6 +111,22 @@ public final class ZooPeer: @unchecked Sendable {
         try await control("{\"command\": \"garbage\", \"on\": \(on)}")
     }
 
+    /// Makes `GET /accessories` hostile from now on (`malformed`, `deep`, `huge`, `many`; see
+    /// zoo_peer.py), or peaceful again with nil.
+    public func hostile(_ mode: String?) async throws {
+        try await control(mode.map { "{\"command\": \"hostile\", \"mode\": \"\($0)\"}" } ?? "{\"command\": \"peaceful\"}")
+    }
+
+    /// Closes every controller's connection (they reconnect and read the database again).
+    public func dropConnections() async throws {
+        try await control("{\"command\": \"drop\"}")
+    }
+
+    /// Sends subscribed controllers an EVENT for a characteristic that does not exist (aid 99, iid 99).
+    public func sendUnknownEvent() async throws {
+        try await control("{\"command\": \"unknown-event\"}")
+    }
+
     /// Sends one control line and waits for its answer, the next `done` or `error` line.
     private func control(_ line: String) async throws {
         let answered = Self.answers(in: process.output.value).count

@@ -98,6 +98,59 @@ import TestSupport
         #expect(again.contains("paired with"), "\(again)")
     }
 
+    @Test("a hostile device (cut-off JSON, 100,000 nested arrays, a 10 MB body, an EVENT for nothing) is reported and kept unreachable; 10,000 characteristics are taken; the gateway and the other devices carry on")
+    func aHostileDeviceIsContained() async throws {
+        let lamp = try await HAPPeer.start(temperatureInterval: 0)
+        defer { Task { await lamp.stop() } }
+        let eve = try await ZooPeer.start(database: "eve_energy")
+        defer { Task { await eve.stop() } }
+        let folder = try TemporaryDirectory.make(prefix: "zoo-hostile")
+        _ = try await HAPEndToEndTests.pair(lamp, folder: folder)
+        _ = try await HAPEndToEndTests.pair(host: eve.host, port: eve.port, code: eve.pincode, folder: folder)
+        let fixture = try await GatewayFixture.start(config: Self.config, folder: folder)
+        let entries = try await Self.entries(fixture, database: "eve_energy", deviceID: eve.deviceID)
+        let reachable = try #require(entries.first).topic.split(separator: "/").prefix(4).joined(separator: "/") + "/$reachable"
+        let results = try await TestClient.connect(TestClient.configuration(fixture.broker.url, id: "hostile-results"))
+        try await results.subscribe("\(HAPEndToEndTests.lampOn)/set/result")
+
+        try await eve.sendUnknownEvent()
+        let failure = "Eve Energy 3A35 (\(eve.deviceID)) at 127.0.0.1:\(eve.port): "
+        for (round, mode) in ["malformed", "deep", "huge"].enumerated() {
+            let failuresBefore = fixture.gateway.output.components(separatedBy: failure).count
+            let mark = fixture.watcher.inbox.all.count
+            try await eve.hostile(mode)
+            try await eve.dropConnections()
+            _ = try await Self.next(fixture.watcher, after: mark) { $0.topic.string == reachable && $0.payloadString == "false" }
+            _ = try await fixture.gateway.child.output.wait(timeout: .seconds(20), for: "\(mode): the failed read logged") {
+                $0.components(separatedBy: failure).count > failuresBefore ? true : nil
+            }
+            // The lamp on the other device is still driven and acknowledged.
+            let acks = results.inbox.all.count
+            try await HAPEndToEndTests.mosquittoPub(fixture.broker, "\(HAPEndToEndTests.lampOn)/set", round % 2 == 0 ? "true" : "false")
+            let ack = try GatewayFixture.decode(try await Self.next(results, after: acks) { $0.topic.string.hasSuffix("/set/result") }.payload)
+            #expect(ack["ok"] as? Bool == true, "\(mode): \(ack)")
+            let back = fixture.watcher.inbox.all.count
+            try await eve.hostile(nil)
+            _ = try await Self.next(fixture.watcher, after: back, timeout: .seconds(40)) { $0.topic.string == reachable && $0.payloadString == "true" }
+        }
+        let log = fixture.gateway.output
+        #expect(log.contains("8388608"), "the 10 MB body is refused by its size:\n\(log.suffix(3000))")
+
+        let mark = fixture.watcher.inbox.all.count
+        try await eve.hostile("many")
+        try await eve.dropConnections()
+        _ = try await Self.next(fixture.watcher, after: mark, timeout: .seconds(40)) { $0.topic.string == reachable && $0.payloadString == "true" }
+        await results.stop()
+        try await fixture.stop()
+    }
+
+    /// The first message received after the first `count` that matches.
+    static func next(_ client: TestClient, after count: Int, timeout: Duration = .seconds(20), where predicate: @escaping @Sendable (Message) -> Bool) async throws -> Message {
+        try await client.inbox.wait(timeout: timeout, for: "a matching message") { messages in
+            messages.dropFirst(count).first(where: predicate)
+        }
+    }
+
     // MARK: - Helpers
 
     /// The layout's characteristics of the peer's accessories, each with its captured entry.

@@ -30,6 +30,12 @@ Standard output carries only JSON lines, one object each, flushed:
 Control lines on standard input, one JSON object each:
   {"command": "set", "aid": A, "iid": I, "value": V}   the device changes a value itself (EVENT)
   {"command": "refuse-events", "on": true}             refuse every later event subscription
+  {"command": "hostile", "mode": M}                    GET /accessories answers, from now on: M =
+                                                       malformed (cut-off JSON), deep (100,000 nested
+                                                       arrays), huge (a 10 MB body), many (10,000
+                                                       characteristics); "peaceful" ends it
+  {"command": "drop"}                                  closes every controller's connection
+  {"command": "unknown-event"}                         an EVENT for aid 99, iid 99 to subscribers
   {"command": "garbage", "on": true}                   GET /accessories answers a database no
                                                        controller can use (also: --garbage)
   {"command": "replace", "database": "PATH"}           a new database; the configuration number goes up
@@ -49,6 +55,7 @@ import sys
 import tempfile
 import threading
 
+import pyhap.hap_handler
 from pyhap.accessory import Bridge
 
 from hap_peer import PeerDriver, SilentZeroconf, emit
@@ -59,6 +66,33 @@ NOT_READABLE = -70405
 NOT_WRITABLE = -70404
 NO_EVENTS = -70406
 NO_SUCH_RESOURCE = -70409
+
+
+class RawBody(bytes):
+    """A `GET /accessories` body sent as it is, not encoded as JSON (for the hostile modes)."""
+
+
+_to_hap_json = pyhap.hap_handler.to_hap_json
+pyhap.hap_handler.to_hap_json = lambda value: value if isinstance(value, RawBody) else _to_hap_json(value)
+
+
+def hostile_database(mode):
+    """What GET /accessories answers in a hostile mode."""
+    if mode == "malformed":
+        return RawBody(b'{"accessories": [{"aid": 1, "services": [{"iid": 1, "type": "3E", "characteristics": [')
+    if mode == "deep":
+        return RawBody(b'{"accessories": ' + b"[" * 100_000 + b"]" * 100_000 + b"}")
+    if mode == "huge":
+        return RawBody(b'{"accessories": [], "padding": "' + b"x" * 10_000_000 + b'"}')
+    if mode == "many":
+        characteristics = [{"iid": 10 + index, "type": "F%07X-0000-1000-8000-AAAAAAAAAAAA" % index, "perms": ["pr"],
+                            "format": "int", "value": index} for index in range(10_000)]
+        return {"accessories": [{"aid": 1, "services": [
+            {"iid": 1, "type": "3E", "characteristics": [
+                {"iid": 2, "type": "23", "perms": ["pr"], "format": "string", "value": "Many"},
+                {"iid": 3, "type": "14", "perms": ["pw"], "format": "bool"}]},
+            {"iid": 9, "type": "FFFFFFFF-0000-1000-8000-AAAAAAAAAAAA", "characteristics": characteristics}]}]}
+    raise ValueError(f"unknown hostile mode {mode!r}; known: malformed, deep, huge, many")
 
 
 class Database:
@@ -99,6 +133,7 @@ class ZooDriver(PeerDriver):
         super().__init__(**kwargs)
         self.database = database
         self.garbage = garbage
+        self.hostile = None
         self.refusing_events = False
 
     async def async_start(self):
@@ -109,6 +144,8 @@ class ZooDriver(PeerDriver):
     # The HAP side ------------------------------------------------------------------------------
 
     def get_accessories(self, include_value=True):
+        if self.hostile:
+            return hostile_database(self.hostile)
         if self.garbage:
             return {"accessories": "no accessories here"}
         return {"accessories": self.database.served(include_value)}
@@ -175,6 +212,18 @@ class ZooDriver(PeerDriver):
                 key = (command["aid"], command["iid"])
                 self.database.characteristics[key]["value"] = command["value"]
                 self.publish({"aid": key[0], "iid": key[1], "value": command["value"]})
+            elif name == "hostile":
+                hostile_database(command["mode"])  # checks the mode
+                self.hostile = command["mode"]
+            elif name == "peaceful":
+                self.hostile = None
+            elif name == "drop":
+                for connection in list(self.http_server.connections.values()):
+                    connection.close()
+            elif name == "unknown-event":
+                for clients in list(self.topics.values()):
+                    for client in list(clients):
+                        self.http_server.push_event({"aid": 99, "iid": 99, "value": 1}, client, True)
             elif name == "garbage":
                 self.garbage = bool(command.get("on", True))
             elif name == "refuse-events":
