@@ -146,7 +146,7 @@ let package = Package(
         // Test fixtures on top of the harness: the gateway with a watcher, the layout joined, clocks.
         .target(
             name: "TestSupport",
-            dependencies: ["MQTT", "Harness"],
+            dependencies: ["MQTT", "Harness", "HomeModel"],
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "WireTests", dependencies: ["Wire"]),

@@ -48,7 +48,8 @@ extension Gateway {
         case ("accessory", _):
             return try await accessoryRequest(verb, request, home: home)
         case ("service", "rename"):
-            try edit { try $0.renameService(accessory: request.string("accessory"), service: request.int("service"), to: request.string("newName"), home: home) }
+            let target = try named(.service, in: request, home: home)
+            try edit { try $0.renameService(accessory: target.accessory, service: target.iid, to: request.string("newName"), home: target.home) }
         case ("service-group", _), ("action-set", _), ("trigger", _):
             return try await sceneRequest(object, verb, request, home: home)
         case ("browser", _):
@@ -102,9 +103,13 @@ extension Gateway {
         case ("service-group", "rename"):
             try edit { try $0.renameServiceGroup(request.string("group"), to: request.string("newName"), home: home) }
         case ("service-group", "add-service"):
-            try edit { try $0.addService(accessory: request.string("accessory"), service: request.int("service"), toGroup: request.string("group"), home: home) }
+            let target = try named(.service, in: request, home: home)
+            try edit { try $0.addService(accessory: target.accessory, service: target.iid, toGroup: request.string("group"), home: target.home) }
+            return target.answer(key: "service")
         case ("service-group", "remove-service"):
-            try edit { try $0.removeService(accessory: request.string("accessory"), service: request.int("service"), fromGroup: request.string("group"), home: home) }
+            let target = try named(.service, in: request, home: home)
+            try edit { try $0.removeService(accessory: target.accessory, service: target.iid, fromGroup: request.string("group"), home: target.home) }
+            return target.answer(key: "service")
         case ("action-set", "add"):
             let actionSet = try edit { try $0.addActionSet(name: request.string("name"), home: home) }
             return ["actionSet": .string(actionSet.name), "id": .string(actionSet.id.rawValue)]
@@ -114,11 +119,16 @@ extension Gateway {
             try edit { try $0.renameActionSet(request.string("actionSet"), to: request.string("newName"), home: home) }
         case ("action-set", "add-action"):
             guard let value = request.raw["value"], value != .null else { throw RequestError.invalid("\"value\" is required") }
-            try edit { try $0.addAction(toActionSet: request.string("actionSet"), accessory: request.string("accessory"),
-                                        characteristic: request.int("characteristic"), value: value, home: home) }
+            let target = try named(.characteristic, in: request, home: home)
+            let written = try labelledActionValue(value, target)
+            try edit { try $0.addAction(toActionSet: request.string("actionSet"), accessory: target.accessory,
+                                        characteristic: target.iid, value: written, home: target.home) }
+            return target.answer(key: "characteristic")
         case ("action-set", "remove-action"):
-            try edit { try $0.removeAction(fromActionSet: request.string("actionSet"), accessory: request.string("accessory"),
-                                           characteristic: request.int("characteristic"), home: home) }
+            let target = try named(.characteristic, in: request, home: home)
+            try edit { try $0.removeAction(fromActionSet: request.string("actionSet"), accessory: target.accessory,
+                                           characteristic: target.iid, home: target.home) }
+            return target.answer(key: "characteristic")
         case ("action-set", "execute"):
             let name = try request.string("actionSet")
             let (homeIndex, actionSet) = try lookUp { editor throws(EditError) in

@@ -56,8 +56,9 @@ extension Gateway {
     }
 
     /// Everything the gateway asserts, retained: `$layout` in its parts, and per accessory `$meta`,
-    /// `$reachable`, every value (momentary characteristics excepted) as the output setting
-    /// says, and Home Assistant's discovery config when enabled.
+    /// `$reachable`, every value (momentary characteristics excepted) with its label when it has
+    /// one and each characteristic's `$meta` as the output setting says, Home Assistant's
+    /// discovery config when enabled, and the accessory browser's entries.
     func desiredRetained() -> [String: [UInt8]] {
         var desired = Dictionary(LayoutDocument(base: base, map: map).messages(for: homes), uniquingKeysWith: { first, _ in first })
         for home in homes {
@@ -71,10 +72,12 @@ extension Gateway {
                         desired[serviceTopic] = payload
                     }
                     guard configuration.output.perCharacteristic else { continue }
-                    for characteristic in service.characteristics where !characteristic.isMomentary {
-                        guard let value = characteristic.value,
-                              let valueTopic = map.topic(of: .characteristic(home.id, CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid))) else { continue }
+                    for characteristic in service.characteristics {
+                        guard let valueTopic = map.topic(of: .characteristic(home.id, CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid))) else { continue }
+                        desired["\(valueTopic)/$meta"] = LayoutDocument.characteristicMeta(characteristic)
+                        guard !characteristic.isMomentary, let value = characteristic.value else { continue }
                         desired[valueTopic] = value.encoded
+                        if let label = ValueLabels.of(characteristic)?.label(of: value) { desired["\(valueTopic)/label"] = Array(label.utf8) }
                     }
                 }
                 if let discovery = discoveryConfig(accessory, in: home, index: index) {
@@ -124,11 +127,16 @@ extension Gateway {
     func publishValue(_ value: Value, of characteristic: Characteristic, reference: CharacteristicReference, home: HomeID) {
         guard let topic = map.topic(of: .characteristic(home, reference)) else { return } // hidden: no topic
         let payload = value.encoded
+        let label = ValueLabels.of(characteristic)?.label(of: value)
         if characteristic.isMomentary {
             send(topic, payload, retain: false)
+            if let label { send("\(topic)/label", Array(label.utf8), retain: false) }
             return
         }
-        if configuration.output.perCharacteristic { assertRetained(topic, payload) }
+        if configuration.output.perCharacteristic {
+            assertRetained(topic, payload)
+            if let label { assertRetained("\(topic)/label", Array(label.utf8)) }
+        }
         if configuration.output.perService, let (accessory, service) = serviceOf(reference),
            let (serviceTopic, servicePayload) = servicePayload(service, of: accessory, home: home) {
             assertRetained(serviceTopic, servicePayload)

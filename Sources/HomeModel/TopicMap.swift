@@ -28,6 +28,10 @@ public struct TopicMap: Sendable {
     public let base: String
     private var homes: [HomeEntry] = []
     private var homeIndex: [HomeID: Int] = [:]
+    /// The primary home, which `~` in place of the home's segment names.
+    private var primaryHome: HomeID?
+    /// The home level that names the primary home in inbound topics.
+    public static let primaryAlias = "~"
     /// Every accessory's topics, by id (an accessory is in one home).
     private var accessories: [AccessoryID: AccessoryEntry] = [:]
 
@@ -75,6 +79,7 @@ public struct TopicMap: Sendable {
             guard let segment = homeSegments[home.id] else { continue }
             add(home: home, segment: segment)
         }
+        primaryHome = homes.first(where: \.isPrimary)?.id ?? homes.first?.id
     }
 
     /// The full topic of `target`, if it has one (hidden services and their characteristics do not).
@@ -125,8 +130,7 @@ public struct TopicMap: Sendable {
             .unresolved(index: index, segment: levels.indices.contains(index) ? String(levels[index]) : "")
         }
         guard let first = levels.first else { return unresolved(0) }
-        let homeKey = Slug.canonical(first)
-        guard let home = homes.last(where: { $0.key == homeKey }) else { return unresolved(0) }
+        guard let home = home(named: first) else { return unresolved(0) }
         guard levels.count > 1 else { return .found(.home(home.id)) }
         guard let roomIndex = home.roomsByKey[Slug.canonical(levels[1])] else { return unresolved(1) }
         let room = home.rooms[roomIndex]
@@ -140,6 +144,36 @@ public struct TopicMap: Sendable {
         guard let characteristic = service.characteristics.last(where: { $0.key == characteristicKey }) else { return unresolved(4) }
         guard levels.count == 5 else { return unresolved(5) } // deeper than a characteristic
         return .found(.characteristic(home.id, CharacteristicReference(accessoryID: accessoryID, iid: characteristic.iid)))
+    }
+
+    /// The home a first level names: its segment (canonically), or `~` for the primary home.
+    private func home(named level: Substring) -> HomeEntry? {
+        if level == Self.primaryAlias {
+            return primaryHome.flatMap { homeIndex[$0] }.map { homes[$0] }
+        }
+        let key = Slug.canonical(level)
+        return homes.last { $0.key == key }
+    }
+
+    /// The segments that may follow `levels` (which must resolve, or be empty): the homes, a
+    /// home's rooms, a room's accessories, an accessory's services, a service's characteristics.
+    public func segments(after levels: [Substring]) -> [String] {
+        func last(_ topic: String) -> String { String(topic.split(separator: "/").last ?? "") }
+        guard !levels.isEmpty else { return homes.map { last($0.topic) } }
+        guard case .found(let target) = resolve(levels) else { return [] }
+        switch target {
+        case .home(let id):
+            return homeIndex[id].map { homes[$0].rooms.map { last($0.topic) } } ?? []
+        case .room(let home, let room):
+            guard let entry = homeIndex[home].flatMap({ index in homes[index].rooms.first { $0.id == room } }) else { return [] }
+            return entry.accessoriesByKey.values.compactMap { accessories[$0].map { last($0.topic) } }.sorted()
+        case .accessory(_, let id):
+            return accessories[id]?.services.map { last($0.topic) } ?? []
+        case .service(_, let reference):
+            return accessories[reference.accessoryID]?.services.first { $0.iid == reference.serviceIID }?.characteristics.map { last($0.topic) } ?? []
+        case .characteristic:
+            return []
+        }
     }
 
     // MARK: - Building

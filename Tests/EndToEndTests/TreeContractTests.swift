@@ -18,7 +18,7 @@ struct TreeContractTests {
     @discardableResult
     static func expectExactlyTheLayoutsTopics(_ retained: [String: String], sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: Any] {
         let layout = try #require(LayoutAssembly.assemble(retained, base: "homegate"), "no whole $layout retained", sourceLocation: sourceLocation)
-        let expected = GatewayFixture.retainedTopics(of: layout, base: "homegate")
+        let expected = GatewayFixture.retainedTopics(of: layout, base: "homegate", values: retained)
         let actual = Set(retained.keys)
         #expect(actual.subtracting(expected).sorted() == [], "retained but not in the layout (stale)", sourceLocation: sourceLocation)
         #expect(expected.subtracting(actual).sorted() == [], "in the layout but not retained (missing)", sourceLocation: sourceLocation)
@@ -230,7 +230,7 @@ struct TreeContractTests {
         #expect(TreeLayout.services(lamp).compactMap { $0["type"] as? String } == ["lightbulb"])
         let topic = "homegate/test-home/office/desk-lamp"
         #expect(lamp["topic"] as? String == topic)
-        #expect(Set(retained.keys.filter { $0.hasPrefix(topic + "/") }) == ["\(topic)/$meta", "\(topic)/$reachable", "\(topic)/lightbulb/on"])
+        #expect(Set(retained.keys.filter { $0.hasPrefix(topic + "/") }) == ["\(topic)/$meta", "\(topic)/$reachable", "\(topic)/lightbulb/on", "\(topic)/lightbulb/on/$meta"])
         for hidden in ["switch", "firmware-update", "accessory-information"] {
             #expect(retained.keys.filter { $0.contains("/\(hidden)") } == [], "no retained topic of \(hidden)")
             #expect(TreeLayout.allTopics(layout).filter { $0.contains("/\(hidden)") } == [], "no $layout topic of \(hidden)")

@@ -1,4 +1,5 @@
 import Foundation
+import HomeModel
 import MQTT
 
 /// A running gateway for end-to-end tests: a real Mosquitto, the real `homegate run` on a
@@ -110,7 +111,10 @@ public final class GatewayFixture: Sendable {
 
     /// Every retained topic the layout implies: its own parts, `$state`, accessories' `$meta`
     /// and `$reachable`, and the values of readable characteristics (not momentary ones).
-    public static func retainedTopics(of layout: [String: Any], base: String) -> Set<String> {
+    /// The retained topics `layout` implies: the layout's parts, `$state`, each accessory's
+    /// `$meta` and `$reachable`, each characteristic's `$meta`, each readable value, and the
+    /// `label` of a value (as `values` has it) that the catalog names.
+    public static func retainedTopics(of layout: [String: Any], base: String, values: [String: String]) -> Set<String> {
         var topics = LayoutAssembly.topics(of: layout, base: base).union(["\(base)/$state"])
         for home in layout["homes"] as? [[String: Any]] ?? [] {
             for accessory in home["accessories"] as? [[String: Any]] ?? [] {
@@ -119,9 +123,14 @@ public final class GatewayFixture: Sendable {
                 topics.insert("\(topic)/$reachable")
                 for service in accessory["services"] as? [[String: Any]] ?? [] {
                     for characteristic in service["characteristics"] as? [[String: Any]] ?? [] {
-                        guard let topic = characteristic["topic"] as? String, (characteristic["perms"] as? [String])?.contains("pr") == true,
-                              characteristic["momentary"] as? Bool != true else { continue }
+                        guard let topic = characteristic["topic"] as? String else { continue }
+                        topics.insert("\(topic)/$meta")
+                        guard (characteristic["perms"] as? [String])?.contains("pr") == true, characteristic["momentary"] as? Bool != true else { continue }
                         topics.insert(topic)
+                        if let type = characteristic["type"] as? String, let named = Catalog.standard.characteristic(type)?.validValues,
+                           let value = values[topic].flatMap(Double.init), named.contains(where: { $0.value == value }) {
+                            topics.insert("\(topic)/label")
+                        }
                     }
                 }
             }

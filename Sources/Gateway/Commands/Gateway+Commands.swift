@@ -69,21 +69,73 @@ extension Gateway {
         }
     }
 
-    /// The value a set carries (`{"value": ..., "id": ...}` or a bare payload), checked for writing.
+    /// The value a set carries (`{"value": ..., "id": ...}`, `{"label": ...}`, or a bare payload:
+    /// a number, or a label of the characteristic's valid values), checked for writing.
     static func value(of body: Inbound.Body, for characteristic: Characteristic) throws(StatusError) -> Value {
         guard characteristic.isWritable else { throw StatusError(.readOnly, "\(characteristic.displayName) is read-only") }
+        let labels = ValueLabels.of(characteristic)
         let value: Value
         switch body {
         case .object(let members):
-            guard let raw = members["value"] else {
-                throw StatusError(.invalidValue, "the JSON object has no \"value\"; send {\"value\": ..., \"id\": ...} or a bare value")
-            }
-            value = try Value.parse(json: raw, format: characteristic.format, name: characteristic.displayName)
+            value = try valueOrLabel(members, characteristic, labels)
         case .text(let text):
-            value = try Value.parse(payload: text, format: characteristic.format, name: characteristic.displayName)
+            var trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            if trimmed.hasPrefix("\""), case .string(let unquoted)? = try? JSON.parse(Array(trimmed.utf8)) { trimmed = unquoted }
+            if let labels, let named = labels.value(named: trimmed) {
+                value = try labelled(named, characteristic)
+            } else {
+                value = try explained(characteristic, labels, got: trimmed) { () throws(StatusError) in
+                    try Value.parse(payload: text, format: characteristic.format, name: characteristic.displayName)
+                }
+            }
         }
         try characteristic.validate(value)
         return value
+    }
+
+    /// `{"value": ...}`, `{"label": ...}`, or both when they agree.
+    private static func valueOrLabel(_ members: [String: JSON], _ characteristic: Characteristic, _ labels: ValueLabels?) throws(StatusError) -> Value {
+        var byLabel: Value?
+        if let label = members["label"] {
+            guard case .string(let text) = label else { throw StatusError(.invalidValue, "\"label\" must be text") }
+            guard let labels else { throw StatusError(.invalidValue, "\(characteristic.displayName) has no labels; send its value") }
+            guard let named = labels.value(named: text) else {
+                throw StatusError(.invalidValue, "\(characteristic.displayName) has no label \"\(text)\"; it takes \(labels.listing)")
+            }
+            byLabel = try labelled(named, characteristic)
+        }
+        guard let raw = members["value"] else {
+            if let byLabel { return byLabel }
+            throw StatusError(.invalidValue, "the JSON object has no \"value\"; send {\"value\": ..., \"id\": ...} or a bare value")
+        }
+        let value: Value
+        if case .string(let text) = raw, let labels, let named = labels.value(named: text) {
+            value = try labelled(named, characteristic)
+        } else {
+            value = try explained(characteristic, labels, got: raw.text) { () throws(StatusError) in
+                try Value.parse(json: raw, format: characteristic.format, name: characteristic.displayName)
+            }
+        }
+        if let byLabel, byLabel.number != value.number {
+            throw StatusError(.invalidValue, "\"value\" \(value.jsonText) and \"label\" \"\(labels?.label(of: byLabel) ?? "")\" disagree; send one of them")
+        }
+        return value
+    }
+
+    /// The value a label names, in the characteristic's format.
+    private static func labelled(_ number: Double, _ characteristic: Characteristic) throws(StatusError) -> Value {
+        try Value.parse(json: characteristic.format == .float ? .double(number) : .int(Int64(number)), format: characteristic.format, name: characteristic.displayName)
+    }
+
+    /// A value that does not parse: for a characteristic with labels, the message lists them.
+    private static func explained(_ characteristic: Characteristic, _ labels: ValueLabels?, got text: String,
+                                  _ parse: () throws(StatusError) -> Value) throws(StatusError) -> Value {
+        do {
+            return try parse()
+        } catch {
+            guard let labels else { throw error }
+            throw StatusError(.invalidValue, "\(characteristic.displayName) takes \(labels.listing), by number or label; got \(text)")
+        }
     }
 
     // MARK: Running commands
@@ -218,7 +270,9 @@ extension Gateway {
     private func acknowledge(_ reply: Reply, _ result: CommandMachine.Result) {
         switch result.outcome {
         case .written(let value), .read(let value):
-            acknowledge(reply, ["ok": true, "value": value.json, "ms": .double(Self.milliseconds(since: reply.received))])
+            var body: [String: JSON] = ["ok": true, "value": value.json, "ms": .double(Self.milliseconds(since: reply.received))]
+            if let label = label(of: value, at: result.item.reference) { body["label"] = .string(label) }
+            acknowledge(reply, body)
         case .failed(let error):
             acknowledge(reply, failure: error.status, error.message)
         case .timedOut(.write):
@@ -226,6 +280,12 @@ extension Gateway {
         case .timedOut(.read):
             acknowledge(reply, failure: .timedOut, "\(name(of: result.item.reference)) did not answer the read within \(seconds(configuration.writeTimeout))")
         }
+    }
+
+    /// The label of a characteristic's value, when its type has labels.
+    func label(of value: Value, at reference: CharacteristicReference) -> String? {
+        guard let (_, characteristic) = accessory(reference.accessoryID)?.accessory.characteristic(reference.iid) else { return nil }
+        return ValueLabels.of(characteristic)?.label(of: value)
     }
 
     /// Each write's outcome as aggregated acknowledgements list it: `accessory`, `iid`, `topic`,

@@ -15,7 +15,7 @@ import Wire
 ///   `part`, `parts`, `accessories`).
 ///
 /// A client subscribes to `<base>/$layout/#` and joins the parts (see `docs/mqtt-api.md`).
-struct LayoutDocument {
+public struct LayoutDocument {
     /// The size a room's part stays under (unless one accessory alone is larger).
     static let partLimit = 64 * 1024
 
@@ -131,10 +131,20 @@ struct LayoutDocument {
 
     private func characteristicObject(_ characteristic: Characteristic, accessory: Accessory, home: Home) -> JSON {
         let reference = CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid)
+        var object = Self.characteristicFields(characteristic)
+        object["iid"] = .int(characteristic.iid)
+        object["topic"] = topic(.characteristic(home.id, reference))
+        if let validValues = characteristic.validValues { object["validValues"] = .array(validValues.map(JSON.double)) }
+        return .object(object)
+    }
+
+    /// What a characteristic is, as `$layout` and `<characteristic>/$meta` describe it: type,
+    /// UUID, format, perms, unit, bounds, valid values (`$meta` gives them with their labels),
+    /// description; `momentary` when it has no lasting value.
+    static func characteristicFields(_ characteristic: Characteristic) -> [String: JSON] {
         var object: [String: JSON] = [
-            "iid": .int(characteristic.iid), "type": .string(characteristic.type), "uuid": .string(characteristic.uuid),
+            "type": .string(characteristic.type), "uuid": .string(characteristic.uuid),
             "format": .string(characteristic.format.rawValue), "perms": .array(characteristic.perms.map { .string($0.rawValue) }),
-            "topic": topic(.characteristic(home.id, reference)),
         ]
         if characteristic.isMomentary { object["momentary"] = true }
         if let unit = characteristic.unit { object["unit"] = .string(unit) }
@@ -142,10 +152,30 @@ struct LayoutDocument {
         if let maxValue = characteristic.maxValue { object["maxValue"] = .double(maxValue) }
         if let minStep = characteristic.minStep { object["minStep"] = .double(minStep) }
         if let maxLen = characteristic.maxLen { object["maxLen"] = .int(maxLen) }
-        if let validValues = characteristic.validValues { object["validValues"] = .array(validValues.map(JSON.double)) }
         if let range = characteristic.validValuesRange { object["validValuesRange"] = .array(range.map(JSON.double)) }
         if let description = characteristic.description { object["description"] = .string(description) }
-        return .object(object)
+        return object
+    }
+
+    /// `<characteristic>/$meta`: the fields above, the valid values with their labels
+    /// (`[{"value": 0, "label": "unsecured"}, ...]`; a value without a label has none).
+    static func characteristicMeta(_ characteristic: Characteristic) -> [UInt8] {
+        JSON.object(characteristicMetaFields(characteristic)).encoded()
+    }
+
+    /// The members of `<characteristic>/$meta` (also what `homegate topics --json` prints).
+    public static func characteristicMetaFields(_ characteristic: Characteristic) -> [String: JSON] {
+        var object = characteristicFields(characteristic)
+        let labels = ValueLabels.of(characteristic)
+        let values = characteristic.validValues ?? labels?.entries.map(\.value)
+        if let values {
+            object["validValues"] = .array(values.map { value in
+                var entry: [String: JSON] = ["value": .double(value)]
+                if let label = labels?.entries.first(where: { $0.value == value })?.label { entry["label"] = .string(label) }
+                return .object(entry)
+            })
+        }
+        return object
     }
 
     private func zones(of home: Home) -> [JSON] {

@@ -30,9 +30,12 @@ final class EngineHarness: Sendable {
         let slow = try AccessoryBlueprint(id: "slow", name: "Slow Lamp", category: .lightbulb, roomID: "office", services: [
             .init(type: "lightbulb", characteristics: ["on": .bool(false), "brightness": .int(10)]),
         ]).build()
-        let home = Home(id: "home", name: "Lab", isPrimary: true, rooms: [Room(id: "office", name: "Office")], accessories: [lamp, sensor, slow])
+        let lock = try AccessoryBlueprint(id: "lock", name: "Door", category: .doorLock, roomID: "office", services: [
+            .init(type: "lock-mechanism", characteristics: ["lock-current-state": .uint(1), "lock-target-state": .uint(1)]),
+        ]).build()
+        let home = Home(id: "home", name: "Lab", isPrimary: true, rooms: [Room(id: "office", name: "Office")], accessories: [lamp, sensor, slow, lock])
         let devices = [Simulator.Device(accessory: lamp), Simulator.Device(accessory: sensor),
-                       Simulator.Device(accessory: slow, behaviour: .init(latency: latency))]
+                       Simulator.Device(accessory: slow, behaviour: .init(latency: latency)), Simulator.Device(accessory: lock)]
         return (home, devices)
     }
 
@@ -58,6 +61,7 @@ final class EngineHarness: Sendable {
     }
 
     static let lamp = "homegate/lab/office/lamp/lightbulb"
+    static let lockTarget = "homegate/lab/office/door/lock-mechanism/lock-target-state"
     static let slow = "homegate/lab/office/slow-lamp/lightbulb"
     static let sensor = "homegate/lab/office/sensor/temperature-sensor/current-temperature"
 
