@@ -36,8 +36,12 @@ extension Gateway {
                 let current = homes[location.home].accessories[location.accessory]
                 if device.isReachable && !current.isReachable { cameBack.append(device.id) }
                 homes[location.home].accessories[location.accessory] = Self.taking(device, into: current)
+            } else if driver.placement(of: device.id) != nil {
+                place(device) // a newly paired device
             } else {
-                place(device)
+                // A simulated accessory the home no longer has was removed over MQTT: it stays
+                // removed (the configuration's merge adds it back only if its entry changes).
+                logger.debug("accessory \(device.id) (\(device.name)) was removed from the home; not added back")
             }
         }
         let changed = homes != before

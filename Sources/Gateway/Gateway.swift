@@ -280,9 +280,10 @@ public actor Gateway {
             }
         }
         // A device's accessories the home does not have yet (a new pairing) are placed; the
-        // first synchronisation publishes them.
+        // first synchronisation publishes them. A simulated accessory the home does not have was
+        // removed over MQTT and stays removed.
         let known = Set(locations.keys)
-        for device in devices where !known.contains(device.id) { place(device) }
+        for device in devices where !known.contains(device.id) && driver.placement(of: device.id) != nil { place(device) }
         reindex()
         layoutDidChange(saving: true)
     }

@@ -14,7 +14,16 @@ extension HomeEditor {
     public mutating func renameAccessory(_ accessory: String, to newName: String, home: String?) throws(EditError) {
         let location = try accessoryLocation(accessory, home: home)
         let id = homes[location.home].accessories[location.accessory].id
-        homes[location.home].accessories[location.accessory].name = try validName(newName, in: location.home, for: .accessory(id))
+        let oldName = homes[location.home].accessories[location.accessory].name
+        let name = try validName(newName, in: location.home, for: .accessory(id))
+        homes[location.home].accessories[location.accessory].name = name
+        // A service named after its accessory (a lamp's lightbulb "Floor Lamp") takes the new
+        // name with it, as the Home app shows it; services with names of their own keep them.
+        for index in homes[location.home].accessories[location.accessory].services.indices {
+            guard let serviceName = homes[location.home].accessories[location.accessory].services[index].name,
+                  HomeKitName.key(serviceName) == HomeKitName.key(oldName) else { continue }
+            homes[location.home].accessories[location.accessory].services[index].name = name
+        }
     }
 
     /// Removes an accessory from its home. A bridge takes the accessories behind it; an accessory

@@ -109,8 +109,12 @@ struct DeviceFollowingTests {
         let eve = try await world.peer("eve_energy", port: 51_901, state: stateFile)
         children.append(eve)
 
-        let pair = try await world.namespace.run(HomeGateProcess.binary(), ["pair", "--config", world.configFile, "--data-dir", world.dataDirectory,
+        var pair = (status: Int32(-1), output: "")
+        for _ in 0..<5 { // HAP-python's padding quirk refuses about one correct pair-setup in 256 (field notes)
+            pair = try await world.namespace.run(HomeGateProcess.binary(), ["pair", "--config", world.configFile, "--data-dir", world.dataDirectory,
                                                                           "--host", "127.0.0.1", "--port", "51901", "--code", "031-45-154", "--room", "Office"])
+            if pair.status == 0 || !pair.output.contains("refused the setup code") { break }
+        }
         #expect(pair.status == 0, "homegate pair: \(pair.output)")
         let gateway = try world.namespace.start(HomeGateProcess.binary(), ["run", "--config", world.configFile, "--data-dir", world.dataDirectory, "--log-level", "debug"])
         children.append(gateway)

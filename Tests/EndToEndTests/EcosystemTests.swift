@@ -39,6 +39,34 @@ struct EcosystemTests {
         ((config["components"] ?? config["cmps"]) as? [String: [String: Any]] ?? [:]).map(\.value)
     }
 
+    @Test("a renamed accessory shows only its new name in Home Assistant (its namesake service follows); a removed one stays gone after a restart")
+    func renameAndRemovalAsHomeAssistantSeesThem() async throws {
+        let fixture = try await GatewayFixture.start(config: Self.demo(extra: "home_assistant:\n  enabled: true\n"))
+        let renamed = try await fixture.request("accessory/rename", #"{"accessory": "Floor Lamp", "newName": "Standing Lamp"}"#)
+        #expect(renamed["ok"] as? Bool == true, "\(renamed)")
+        try await fixture.roundTripForEcosystem()
+        let lamp = try #require(Self.config(of: "sim-lamp-1", in: try await Self.discoveryConfigs(fixture)))
+        #expect((lamp.config["device"] as? [String: Any] ?? lamp.config["dev"] as? [String: Any])?["name"] as? String == "Standing Lamp")
+        let names = Self.components(lamp.config).compactMap { $0["name"] as? String }
+        #expect(!names.contains { $0.contains("Floor Lamp") }, "no component keeps the old name: \(names)")
+        let layout = try await fixture.layout()
+        let lampLayout = try #require(TreeLayout.accessory("sim-lamp-1", in: layout))
+        let service = try #require(TreeLayout.services(lampLayout).first)
+        #expect(service["name"] as? String == "Standing Lamp")
+
+        let removed = try await fixture.request("accessory/remove", #"{"accessory": "Coffee Machine"}"#)
+        #expect(removed["ok"] as? Bool == true, "\(removed)")
+        try await fixture.roundTripForEcosystem()
+        try await fixture.stop(keepBroker: true)
+        let restarted = try await GatewayFixture.start(config: try String(contentsOfFile: fixture.configFile, encoding: .utf8), broker: fixture.broker, folder: fixture.folder)
+        try await restarted.roundTripForEcosystem()
+        #expect(TreeLayout.accessory("sim-coffee-machine", in: try await restarted.layout()) == nil, "removed over MQTT: stays removed")
+        #expect(!restarted.gateway.output.contains("sim-coffee-machine (Coffee Machine) joins"), "\(restarted.gateway.output)")
+        #expect(try await restarted.retained().keys.filter { $0.contains("coffee-machine") }.isEmpty)
+        #expect(Self.config(of: "sim-coffee-machine", in: try await Self.discoveryConfigs(restarted)) == nil)
+        try await restarted.stop()
+    }
+
     @Test("discovery: one retained config per accessory, with device, area, bridge, availability and command topics")
     func discovery() async throws {
         let fixture = try await GatewayFixture.start(config: Self.demo(extra: "home_assistant:\n  enabled: true\n"))

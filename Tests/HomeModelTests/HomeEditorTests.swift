@@ -420,6 +420,19 @@ struct HomeEditorTests {
         #expect(refusal(editor) { try $0.renameAccessory("toaster", to: "Toaster", home: nil) }?.code == .notFound)
     }
 
+    @Test("accessory/rename: a service named after the accessory takes the new name; one with a name of its own keeps it")
+    func renameAccessoryRenamesItsNamesakeServices() throws {
+        var editor = try EditorFixture.editor()
+        let before = try #require(demo(editor).accessory("lamp"))
+        try editor.renameService(accessory: "lamp", service: try #require(before.visibleServices.first).iid, to: before.name, home: nil)
+        try editor.renameAccessory("lamp", to: "Standing Lamp", home: nil)
+        let after = try #require(demo(editor).accessory("lamp"))
+        #expect(after.visibleServices.first?.name == "Standing Lamp")
+        try editor.renameService(accessory: "lamp", service: try #require(after.visibleServices.first).iid, to: "Bulb", home: nil)
+        try editor.renameAccessory("lamp", to: "Corner Lamp", home: nil)
+        #expect(demo(editor).accessory("lamp")?.visibleServices.first?.name == "Bulb")
+    }
+
     @Test("accessory/remove: the accessory goes; groups and action sets forget it")
     func removeAccessory() throws {
         var editor = try EditorFixture.editor()
