@@ -74,7 +74,7 @@ extension Gateway {
                     guard configuration.output.perCharacteristic else { continue }
                     for characteristic in service.characteristics {
                         guard let valueTopic = map.topic(of: .characteristic(home.id, CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid))) else { continue }
-                        desired["\(valueTopic)/$meta"] = LayoutDocument.characteristicMeta(characteristic)
+                        if configuration.characteristicMeta { desired["\(valueTopic)/$meta"] = LayoutDocument.characteristicMeta(characteristic) }
                         guard !characteristic.isMomentary, let value = characteristic.value else { continue }
                         desired[valueTopic] = value.encoded
                         if let label = ValueLabels.of(characteristic)?.label(of: value) { desired["\(valueTopic)/label"] = Array(label.utf8) }

@@ -48,6 +48,9 @@ public actor Gateway {
         public var calendar: Calendar
         /// Where the engine's metrics go (``EngineMetrics``); the default records nothing.
         public var metricsFactory: any MetricsFactory
+        /// Whether each characteristic has `<characteristic>/$meta` retained (one retained
+        /// message per characteristic: a home of 10,000 accessories may leave it off).
+        public var characteristicMeta = true
 
         public init(baseTopic: TopicName, writeTimeout: Duration = .seconds(10), queueLimit: Int = 1000,
                     pollInterval: Duration = .seconds(30), layoutInterval: Duration = .seconds(1),

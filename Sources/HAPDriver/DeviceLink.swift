@@ -317,6 +317,39 @@ final class DeviceLink: Sendable {
         }
     }
 
+    /// Writes several characteristics of one accessory in one `PUT /characteristics` (a timed
+    /// write when any of them needs one); each characteristic's outcome.
+    func write(_ values: [(CharacteristicReference, Value)]) async -> [CharacteristicReference: Result<Void, StatusError>] {
+        var writes: [CharacteristicWrite] = []
+        var references: [CharacteristicAddress: CharacteristicReference] = [:]
+        var timed = false
+        var outcomes: [CharacteristicReference: Result<Void, StatusError>] = [:]
+        var session: Client?
+        for (reference, value) in values {
+            do throws(StatusError) {
+                let (client, mapping, address) = try self.session(for: reference)
+                session = client
+                timed = timed || mapping.characteristics[address]?.timedWrite == true
+                writes.append(CharacteristicWrite(address, value.json))
+                references[address] = reference
+            } catch {
+                outcomes[reference] = .failure(error)
+            }
+        }
+        guard let session, !writes.isEmpty else { return outcomes }
+        do {
+            let answers = try await session.write(writes, timed: timed ? configuration.timedWriteTTL : nil)
+            for (address, reference) in references {
+                let outcome = answers[address]
+                outcomes[reference] = outcome?.status == .success ? .success(())
+                    : .failure(Self.driverError(outcome?.status ?? .communicationFailure, "\(device.name) refused the write to \(address)"))
+            }
+        } catch {
+            for reference in references.values { outcomes[reference] = .failure(Self.driverError(error)) }
+        }
+        return outcomes
+    }
+
     private func session(for reference: CharacteristicReference) throws(StatusError) -> (Client, AccessoryMapping, CharacteristicAddress) {
         let found = state.withLock { state -> (Client, AccessoryMapping)? in
             guard let client = state.client, let mapping = state.mapping else { return nil }

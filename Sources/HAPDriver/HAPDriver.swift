@@ -190,6 +190,16 @@ public final class HAPDriver: AccessoryDriver {
         try await link(for: characteristic.accessoryID).write(value, to: characteristic)
     }
 
+    /// Several characteristics of one accessory in one `PUT /characteristics`.
+    public func write(_ values: [(CharacteristicReference, Value)]) async -> [CharacteristicReference: Result<Void, StatusError>] {
+        guard let first = values.first else { return [:] }
+        do throws(StatusError) {
+            return try await link(for: first.0.accessoryID).write(values)
+        } catch {
+            return Dictionary(values.map { ($0.0, .failure(error)) }, uniquingKeysWith: { first, _ in first })
+        }
+    }
+
     public func serves(_ id: AccessoryID) -> Bool {
         state.withLock { state in state.links.values.contains { $0.serves(id) } }
     }

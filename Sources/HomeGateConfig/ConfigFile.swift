@@ -51,6 +51,8 @@ public struct ConfigFile: Sendable {
         /// How long after its date a timer trigger missed while the gateway was down still fires,
         /// late (`missed_trigger_grace`); older ones are skipped. Zero: never late.
         public var missedTriggerGrace: Duration = .seconds(300)
+        /// `<characteristic>/$meta` for every characteristic (`characteristic_meta`, default true).
+        public var characteristicMeta = true
 
         public init() {}
     }
@@ -157,13 +159,14 @@ public struct ConfigFile: Sendable {
     /// The `gateway:` section: `write_timeout`, `queue_limit`, `poll_interval`, `output`,
     /// `missed_trigger_grace`.
     static func engine(_ node: ConfigNode) throws(ConfigError) -> Engine {
-        let keys = try node.mapping(allowed: ["write_timeout", "queue_limit", "poll_interval", "output", "missed_trigger_grace"])
+        let keys = try node.mapping(allowed: ["write_timeout", "queue_limit", "poll_interval", "output", "missed_trigger_grace", "characteristic_meta"])
         var engine = Engine()
         if let timeout = keys["write_timeout"] { engine.writeTimeout = try timeout.seconds(in: 0.01...3600) }
         if let limit = keys["queue_limit"] { engine.queueLimit = try limit.int(in: 1...1_000_000, unit: "commands") }
         if let poll = keys["poll_interval"] { engine.pollInterval = try poll.seconds(in: 0.1...86_400) }
         if let output = keys["output"] { engine.output = Output(rawValue: try output.choice(Output.allCases.map(\.rawValue)))! }
         if let grace = keys["missed_trigger_grace"] { engine.missedTriggerGrace = try grace.seconds(in: 0...604_800) }
+        if let meta = keys["characteristic_meta"] { engine.characteristicMeta = try meta.bool() }
         return engine
     }
 

@@ -1,7 +1,9 @@
-/// The reconnect delay policy: capped exponential backoff.
+/// The reconnect delay policy: capped exponential backoff with jitter.
 ///
-/// The first retry waits `initial`; each following one doubles the wait, up to `maximum`.
-/// A successful connection resets it. A value type with no clock of its own: the caller decides
+/// The first retry's ceiling is `initial`; each following one doubles it, up to `maximum`. The
+/// wait itself is half the ceiling plus a random part of the other half ("equal jitter"), so
+/// gateways that lost the broker together do not all retry at the same moment, and none retries
+/// sooner than half the ceiling. A successful connection resets it. A value type with no clock of its own: the caller decides
 /// when a delay has passed, so tests need no waiting.
 public struct Backoff: Sendable, Equatable {
     /// The wait before the first retry.
@@ -29,8 +31,22 @@ public struct Backoff: Sendable, Equatable {
         self.maximum = maximum
     }
 
-    /// Records a failed attempt and returns how long to wait before the next one.
+    /// Records a failed attempt and returns how long to wait before the next one: half the
+    /// ceiling (``nextCeiling()``) plus a random part of the other half.
     public mutating func nextDelay() -> Duration {
+        var generator = SystemRandomNumberGenerator()
+        return nextDelay(using: &generator)
+    }
+
+    /// ``nextDelay()`` with the random numbers from `generator` (tests give a seeded one).
+    public mutating func nextDelay<Generator: RandomNumberGenerator>(using generator: inout Generator) -> Duration {
+        let ceiling = nextCeiling()
+        return ceiling / 2 + ceiling / 2 * Double.random(in: 0...1, using: &generator)
+    }
+
+    /// Records a failed attempt and returns the ceiling of the wait before the next one:
+    /// `initial`, doubling up to `maximum`.
+    public mutating func nextCeiling() -> Duration {
         let exponent = min(attempts, 62)
         attempts += 1
         var delay = initial

@@ -118,12 +118,14 @@ struct RunCommand: AsyncParsableCommand {
         let registry = PrometheusCollectorRegistry()
         var metricsFactory = PrometheusMetricsFactory(registry: registry)
         metricsFactory.durationHistogramBuckets[Gateway.acknowledgementHistogram.name] = Gateway.acknowledgementHistogram.buckets
-        let engine = Gateway(
-            configuration: Gateway.Configuration(baseTopic: file.baseTopic, writeTimeout: file.engine.writeTimeout,
+        var engineConfiguration = Gateway.Configuration(baseTopic: file.baseTopic, writeTimeout: file.engine.writeTimeout,
                                                  queueLimit: file.engine.queueLimit, pollInterval: file.engine.pollInterval,
                                                  output: file.engine.output.engineOutput,
                                                  homeAssistantPrefix: file.homeAssistant.enabled ? file.homeAssistant.prefix : nil,
-                                                 missedTriggerGrace: file.engine.missedTriggerGrace, metricsFactory: metricsFactory),
+                                                 missedTriggerGrace: file.engine.missedTriggerGrace, metricsFactory: metricsFactory)
+        engineConfiguration.characteristicMeta = file.engine.characteristicMeta
+        let engine = Gateway(
+            configuration: engineConfiguration,
             bus: client, driver: drivers, simulator: simulator,
             pairing: GatewayPairing(store: store, controller: controller, driver: hapDriver, logger: logger), store: store, homes: homes,
             storedLayout: storedLayout, logger: logger

@@ -98,6 +98,28 @@ import TestSupport
         #expect(again.contains("paired with"), "\(again)")
     }
 
+    @Test("a whole service at once reaches a real device's database in one PUT /characteristics and is acknowledged once")
+    func serviceSetInOneWrite() async throws {
+        let peer = try await ZooPeer.start(database: "nanoleaf_bulb")
+        defer { Task { await peer.stop() } }
+        let folder = try TemporaryDirectory.make(prefix: "zoo-service-set")
+        _ = try await HAPEndToEndTests.pair(host: peer.host, port: peer.port, code: peer.pincode, folder: folder)
+        let fixture = try await GatewayFixture.start(config: Self.config, folder: folder)
+        let entries = try await Self.entries(fixture, database: "nanoleaf_bulb", deviceID: peer.deviceID)
+        let on = try #require(entries.first { $0.topic.hasSuffix("/lightbulb/on") })
+        let service = String(on.topic.dropLast("/on".count))
+        let results = try await TestClient.connect(TestClient.configuration(fixture.broker.url, id: "service-set"))
+        try await results.subscribe("\(service)/set/result")
+        try await HAPEndToEndTests.mosquittoPub(fixture.broker, "\(service)/set", #"{"on": true, "brightness": 40, "hue": 120, "saturation": 50}"#)
+        let ack = try GatewayFixture.decode(try await results.inbox.first(on: "\(service)/set/result").payload)
+        #expect(ack["ok"] as? Bool == true && (ack["results"] as? [Any])?.count == 4, "\(ack)")
+        _ = try await peer.waitForLine { $0.contains("\"event\": \"put\", \"values\": 4") }
+        #expect(!peer.logText().contains("\"event\": \"put\", \"values\": 1"), "not one PUT per characteristic")
+        _ = try await fixture.watcher.inbox.first { $0.topic.string == "\(service)/hue" && $0.payloadString == "120" }
+        await results.stop()
+        try await fixture.stop()
+    }
+
     @Test("a hostile device (cut-off JSON, 100,000 nested arrays, a 10 MB body, an EVENT for nothing) is reported and kept unreachable; 10,000 characteristics are taken; the gateway and the other devices carry on")
     func aHostileDeviceIsContained() async throws {
         let lamp = try await HAPPeer.start(temperatureInterval: 0)

@@ -25,8 +25,10 @@ struct EngineCommandTests {
             ("homegate/lab/attic/lamp/lightbulb/on/set", "on", -70409, "no-such-resource", #"no room "attic" in lab (there: default-room, office)"#),
             ("homegate/lab/office/lamp/lightbulb/brightnes/set", "5", -70409, "no-such-resource",
              #"no characteristic "brightnes" in lab/office/lamp/lightbulb; did you mean "brightness"? (there: on, brightness)"#),
-            ("homegate/lab/office/lamp/lightbulb/set", "on", -70409, "no-such-resource",
-             "lab/office/lamp/lightbulb is not a characteristic; set takes <home>/<room>/<accessory>/<service>/<characteristic>/set"),
+            ("homegate/lab/office/lamp/lightbulb/set", "on", -70410, "invalid-value",
+             #"a set on a service takes a JSON object of its characteristics and values: {"on": true, "brightness": 50}"#),
+            ("homegate/lab/office/lamp/lightbulb/get", "", -70409, "no-such-resource",
+             "lab/office/lamp/lightbulb is not a characteristic; get takes <home>/<room>/<accessory>/<service>/<characteristic>/get"),
             ("homegate/set", "on", -70409, "no-such-resource", "set needs a characteristic: homegate/<home>/<room>/<accessory>/<service>/<characteristic>/set"),
         ]
         for (topic, payload, status, error, message) in cases {

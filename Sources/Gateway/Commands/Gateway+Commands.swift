@@ -34,11 +34,40 @@ extension Gateway {
         metrics.recordCommand(command.verb)
         let reply = Reply(to: message, id: command.body.id)
         do {
+            if command.verb == .set, case .found(.service) = map.resolve(command.path) {
+                submit(.together(try serviceItems(command.body, path: command.path)), to: .reply(reply, .aggregated([:])))
+                return
+            }
             let item = try item(for: command)
             submit(.single(item), to: .reply(reply, .single))
         } catch {
             acknowledge(reply, failure: error.status, error.message)
         }
+    }
+
+    /// A service-level set (`{"on": true, "brightness": 50}` on `<service>/set`): every
+    /// characteristic named by its segment and every value checked before anything is written
+    /// (one refusal refuses the whole set), then written in one device call.
+    private func serviceItems(_ body: Inbound.Body, path: [Substring]) throws(StatusError) -> [CommandMachine.Item] {
+        guard case .object(let members) = body else {
+            throw StatusError(.invalidValue, "a set on a service takes a JSON object of its characteristics and values: {\"on\": true, \"brightness\": 50}")
+        }
+        var items: [CommandMachine.Item] = []
+        for (segment, raw) in members.sorted(by: { $0.key < $1.key }) where segment != "id" {
+            let levels = path + [Substring(segment)]
+            guard case .found(.characteristic(_, let reference)) = map.resolve(levels) else {
+                throw StatusError(.noSuchResource, describeUnresolved(levels: levels, index: path.count, segment: segment))
+            }
+            guard let (_, characteristic) = accessory(reference.accessoryID)?.accessory.characteristic(reference.iid) else {
+                throw StatusError(.noSuchResource, "\(segment) is not a characteristic of \(path.joined(separator: "/"))")
+            }
+            let value = try Self.value(of: .object(["value": raw]), for: characteristic)
+            items.append(CommandMachine.Item(reference, .write(value)))
+        }
+        guard !items.isEmpty else {
+            throw StatusError(.invalidValue, "the JSON object names no characteristic of \(path.joined(separator: "/")): {\"on\": true, \"brightness\": 50}")
+        }
+        return items
     }
 
     /// The characteristic a command names, and what to do with it, checked: a value that fails

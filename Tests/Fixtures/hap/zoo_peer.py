@@ -20,6 +20,7 @@ database (aiohomekit's fixture format: the JSON array of accessories of a `GET /
 
 Standard output carries only JSON lines, one object each, flushed:
   {"event": "ready", "port": P, "pincode": "...", "id": "AA:BB:CC:DD:EE:FF", "accessories": N}
+  {"event": "put", "values": N}                              (one PUT /characteristics with N values)
   {"event": "write", "aid": A, "iid": I, "value": V}
   {"event": "subscribed", "aid": A, "iid": I, "ev": true}   (or "refused": true)
   {"event": "paired", "controller": "<pairing id>", "admin": true}
@@ -164,6 +165,9 @@ class ZooDriver(PeerDriver):
         return {"characteristics": answers}
 
     def set_characteristics(self, chars_query, client_addr):
+        values = sum(1 for query in chars_query.get("characteristics", []) if "value" in query)
+        if values:
+            emit("put", values=values)  # one PUT /characteristics, with this many values
         results = []
         for query in chars_query.get("characteristics", []):
             aid, iid = query.get("aid"), query.get("iid")
