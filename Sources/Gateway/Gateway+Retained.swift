@@ -61,6 +61,8 @@ extension Gateway {
     /// discovery config when enabled, and the accessory browser's entries.
     func desiredRetained() -> [String: [UInt8]] {
         var desired = Dictionary(LayoutDocument(base: base, map: map).messages(for: homes), uniquingKeysWith: { first, _ in first })
+        // Characteristics of one kind share a definition and so a `$meta`: made once, shared.
+        var metaPayloads: [ObjectIdentifier: [UInt8]] = [:]
         for home in homes {
             let index = HomeIndex(home)
             for accessory in home.accessories {
@@ -74,7 +76,12 @@ extension Gateway {
                     guard configuration.output.perCharacteristic else { continue }
                     for characteristic in service.characteristics {
                         guard let valueTopic = map.topic(of: .characteristic(home.id, CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid))) else { continue }
-                        if configuration.characteristicMeta { desired["\(valueTopic)/$meta"] = LayoutDocument.characteristicMeta(characteristic) }
+                        if configuration.characteristicMeta {
+                            let key = ObjectIdentifier(characteristic.definition)
+                            let payload = metaPayloads[key] ?? LayoutDocument.characteristicMeta(characteristic)
+                            metaPayloads[key] = payload
+                            desired["\(valueTopic)/$meta"] = payload
+                        }
                         guard !characteristic.isMomentary, let value = characteristic.value else { continue }
                         desired[valueTopic] = value.encoded
                         if let label = ValueLabels.of(characteristic)?.label(of: value) { desired["\(valueTopic)/label"] = Array(label.utf8) }

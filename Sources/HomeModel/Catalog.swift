@@ -187,6 +187,8 @@ public struct Catalog: Sendable {
     private let servicesByName: [String: ServiceType]
     private let servicesByUUID: [String: ServiceType]
     private let vendorCharacteristicsByUUID: [String: VendorCharacteristicType]
+    /// The vendor characteristic types the catalog knows.
+    public var vendorCharacteristicTypes: Dictionary<String, VendorCharacteristicType>.Values { vendorCharacteristicsByUUID.values }
     private let vendorServicesByUUID: [String: VendorServiceType]
     /// UUID suffix -> vendor, for custom types the catalog does not name.
     private let vendorBases: [(suffix: String, vendor: String)]

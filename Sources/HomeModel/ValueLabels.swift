@@ -13,9 +13,7 @@ public struct ValueLabels: Sendable, Equatable {
 
     /// The labels of `characteristic`'s values, or nil when its type has none.
     public static func of(_ characteristic: Characteristic) -> ValueLabels? {
-        let named = Catalog.standard.characteristic(characteristic.type)?.validValues
-            ?? Catalog.standard.vendorCharacteristic(characteristic.uuid)?.validValues
-        guard let named, !named.isEmpty else { return nil }
+        guard let named = table[characteristic.type] ?? table[characteristic.uuid] else { return nil }
         let allowed = characteristic.validValues.map(Set.init)
         let entries = named
             .filter { entry in
@@ -26,6 +24,23 @@ public struct ValueLabels: Sendable, Equatable {
             .map { Entry(value: $0.value, label: $0.name) }
         return entries.isEmpty ? nil : ValueLabels(entries: entries)
     }
+
+    /// The catalog's labelled types, by standard name, by UUID and by upper-case UUID (so a
+    /// characteristic without labels costs two dictionary look-ups and no allocation).
+    private static let table: [String: [CharacteristicType.ValidValue]] = {
+        var table: [String: [CharacteristicType.ValidValue]] = [:]
+        for type in Catalog.standard.characteristics {
+            guard let values = type.validValues, !values.isEmpty else { continue }
+            table[type.name] = values
+            table[type.uuid] = values
+        }
+        for type in Catalog.standard.vendorCharacteristicTypes {
+            guard let values = type.validValues, !values.isEmpty else { continue }
+            table[type.uuid] = values
+            table[type.uuid.lowercased()] = values
+        }
+        return table
+    }()
 
     /// The label of a value, if it has one.
     public func label(of value: Value) -> String? {

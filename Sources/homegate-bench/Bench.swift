@@ -104,6 +104,10 @@ enum Bench {
         }
         if options.runs(.scale) {
             for size in options.sizes { results.scale.append(try await measureScale(size, broker: broker, options: options)) }
+            // The largest home again without per-characteristic `$meta` (gateway.characteristic_meta: false).
+            if let largest = options.sizes.max() {
+                results.scale.append(try await measureScale(largest, broker: broker, options: options, characteristicMeta: false))
+            }
         }
         await broker.stop()
         if options.runs(.hap) { results.hap = try await HAPBench.run(iterations: options.hapIterations) }
@@ -134,16 +138,16 @@ enum Bench {
         }
     }
 
-    static func measureScale(_ size: Int, broker: Mosquitto, options: Options) async throws -> Scale {
+    static func measureScale(_ size: Int, broker: Mosquitto, options: Options, characteristicMeta: Bool = true) async throws -> Scale {
         log("a plain client retaining \(size * 5) messages")
         let plain = try await Measure.plainRetained(broker: broker, count: size * 5)
-        log("a home of \(size) accessories")
-        let run = try await ScaleRun.start(broker: broker, accessories: size)
+        log("a home of \(size) accessories\(characteristicMeta ? "" : ", without per-characteristic $meta")")
+        let run = try await ScaleRun.start(broker: broker, accessories: size, characteristicMeta: characteristicMeta)
         let roundTrip = try await Measure.setRoundTrip(broker: broker, topic: run.setTopic, count: options.scaleMessages,
                                                        warmUp: min(options.warmUp, options.scaleMessages))
         let memory = run.residentMegabytes()
         try await run.stop()
-        return Scale(accessories: size, characteristics: size * 5, readySeconds: run.readySeconds, plainRetainedSeconds: plain,
+        return Scale(accessories: size, characteristicMeta: characteristicMeta, characteristics: size * 5, readySeconds: run.readySeconds, plainRetainedSeconds: plain,
                      residentMegabytes: memory, setRoundTrip: roundTrip)
     }
 
@@ -160,6 +164,8 @@ struct FanOut: Codable {
 
 struct Scale: Codable {
     let accessories: Int
+    /// Whether each characteristic had its `$meta` retained (the default).
+    let characteristicMeta: Bool
     let characteristics: Int
     /// From the gateway's start to every value published and retained (seen by a subscriber watching
     /// from before the start; then checked, untimed, with a fresh subscriber).
@@ -210,9 +216,10 @@ struct ScaleRun {
     var setTopic: String { "\(base)/bench-home/room-0/lamp-0/lightbulb/brightness/set" }
     var valueTopic: String { "\(base)/bench-home/room-0/lamp-0/lightbulb/brightness" }
 
-    static func configuration(accessories: Int, base: String) -> String {
+    static func configuration(accessories: Int, base: String, characteristicMeta: Bool = true) -> String {
         let rooms = max(1, accessories / 50)
-        var text = "base_topic: \(base)\nlog_level: warning\nhomes:\n  - name: Bench Home\n    rooms: [\((0..<rooms).map { "Room \($0)" }.joined(separator: ", "))]\n    accessories:\n"
+        let gateway = characteristicMeta ? "" : "gateway:\n  characteristic_meta: false\n"
+        var text = "base_topic: \(base)\nlog_level: warning\n\(gateway)homes:\n  - name: Bench Home\n    rooms: [\((0..<rooms).map { "Room \($0)" }.joined(separator: ", "))]\n    accessories:\n"
         for index in 0..<accessories {
             text += """
                   - id: bench-\(index)
@@ -229,13 +236,13 @@ struct ScaleRun {
 
     nonisolated(unsafe) private static var runs = 0
 
-    static func start(broker: Mosquitto, accessories: Int) async throws -> ScaleRun {
+    static func start(broker: Mosquitto, accessories: Int, characteristicMeta: Bool = true) async throws -> ScaleRun {
         // A base of its own per run: a home measured twice in one run must not find its values retained.
         runs += 1
         let base = "bench\(accessories)-\(runs)"
         let folder = try TemporaryDirectory.make(prefix: "bench-\(accessories)")
         let configFile = folder.appendingPathComponent("homegate.yml").path
-        try configuration(accessories: accessories, base: base).write(toFile: configFile, atomically: true, encoding: .utf8)
+        try configuration(accessories: accessories, base: base, characteristicMeta: characteristicMeta).write(toFile: configFile, atomically: true, encoding: .utf8)
         let watcher = try await RetainedWatcher.start(broker: broker, base: base)
         let start = ContinuousClock.now
         let gateway = try HomeGateProcess(["run", "--config", configFile, "--mqtt-url", broker.url.description,
