@@ -66,11 +66,15 @@ extension Gateway {
         }
     }
 
-    /// Runs a request and answers it: `{"ok": true, "data": ...}` or its error.
+    /// Runs a request and answers it: `{"ok": true, "data": ...}` (once what it changed is
+    /// stored) or its error.
     private func answer(with request: @Sendable (isolated Gateway) async throws -> [String: JSON],
                         respond: @Sendable (isolated Gateway, [String: JSON]) -> Void) async {
         do {
             let data = try await request(self)
+            // A change is answered once it is in the store: an acknowledged change survives a
+            // crash or a power cut right after.
+            await storeWriter.flush()
             respond(self, ["ok": true, "data": .object(data)])
         } catch let error as RequestError {
             var answer: [String: JSON] = ["ok": false, "error": .string(error.code), "message": .string(error.message)]
