@@ -41,6 +41,12 @@ enum HomeAssistantDiscovery {
             if let name = componentName(service, of: accessory, component: component) { component["name"] = name }
             components["\(service.type)_\(service.iid)"] = .object(component)
         }
+        for (key, component) in builder.measurementSensors() {
+            var component = component
+            component["unique_id"] = .string("\(objectID)_\(key)")
+            component["qos"] = 1
+            components[key] = .object(component)
+        }
         if accessory.category == .bridge || home.accessories.contains(where: { $0.bridgeID == accessory.id }) {
             components["reachable"] = .object([
                 "platform": "binary_sensor", "unique_id": .string("\(objectID)_reachable"), "qos": 1,
@@ -146,6 +152,35 @@ private struct ComponentBuilder {
         default: return nil
         }
     }
+
+    /// What Home Assistant's own HomeKit integration shows as sensors beside a service: vendor
+    /// measurements the catalog knows (Eve's, ConnectSense's, Koogeek's, VOCOlinc's power,
+    /// energy, voltage, current; Eve's air pressure; Netatmo's noise), by vendor name, with
+    /// Home Assistant's device class, unit and state class. Keyed `<vendor name>_<iid>`.
+    func measurementSensors() -> [(String, [String: JSON])] {
+        var sensors: [(String, [String: JSON])] = []
+        for service in accessory.visibleServices {
+            for characteristic in service.characteristics where characteristic.isReadable {
+                guard let vendor = Catalog.standard.vendorCharacteristic(characteristic.uuid),
+                      let kind = Self.measurements[vendor.name], let state = topic(characteristic) else { continue }
+                sensors.append(("\(vendor.name)_\(characteristic.iid)", [
+                    "platform": "sensor", "state_topic": .string(state), "device_class": .string(kind.deviceClass),
+                    "unit_of_measurement": .string(kind.unit), "state_class": .string(kind.stateClass),
+                ]))
+            }
+        }
+        return sensors
+    }
+
+    /// Vendor measurement names -> Home Assistant's device class, unit and state class.
+    private static let measurements: [String: (deviceClass: String, unit: String, stateClass: String)] = [
+        "power": ("power", "W", "measurement"),
+        "energy": ("energy", "kWh", "total_increasing"),
+        "voltage": ("voltage", "V", "measurement"),
+        "current": ("current", "A", "measurement"),
+        "air-pressure": ("atmospheric_pressure", "hPa", "measurement"),
+        "noise": ("sound_pressure", "dB", "measurement"),
+    ]
 
     // MARK: Platforms
 

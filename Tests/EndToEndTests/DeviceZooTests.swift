@@ -98,6 +98,31 @@ import TestSupport
         #expect(again.contains("paired with"), "\(again)")
     }
 
+    @Test("Home Assistant discovery of an Eve Energy: the outlet switch and power, energy, voltage and current sensors with HA's device classes, units and state classes")
+    func eveEnergyInHomeAssistant() async throws {
+        let peer = try await ZooPeer.start(database: "eve_energy")
+        defer { Task { await peer.stop() } }
+        let folder = try TemporaryDirectory.make(prefix: "zoo-ha")
+        let config = Self.config + "\nhome_assistant:\n  enabled: true\n"
+        _ = try await HAPEndToEndTests.pair(host: peer.host, port: peer.port, code: peer.pincode, folder: folder, config: config)
+        let fixture = try await GatewayFixture.start(config: config, folder: folder)
+        try await fixture.roundTrip()
+        let configs = try await EcosystemTests.discoveryConfigs(fixture)
+        let id = "hap-\(peer.deviceID.lowercased().filter { $0.isLetter || $0.isNumber })-1"
+        let eve = try #require(EcosystemTests.config(of: id, in: configs), "\(configs.keys.sorted())")
+        let components = EcosystemTests.components(eve.config)
+        #expect(components.contains { $0["platform"] as? String == "switch" && $0["device_class"] as? String == "outlet" })
+        for (deviceClass, unit, stateClass) in [("power", "W", "measurement"), ("energy", "kWh", "total_increasing"),
+                                                ("voltage", "V", "measurement"), ("current", "A", "measurement")] {
+            let sensor = components.first { $0["device_class"] as? String == deviceClass }
+            #expect(sensor?["platform"] as? String == "sensor" && sensor?["unit_of_measurement"] as? String == unit
+                        && sensor?["state_class"] as? String == stateClass, "\(deviceClass): \(String(describing: sensor))")
+            let topic = try #require(sensor?["state_topic"] as? String)
+            #expect(try await fixture.retained()[topic] != nil, "\(deviceClass) reads a retained value topic: \(topic)")
+        }
+        try await fixture.stop()
+    }
+
     @Test("a whole service at once reaches a real device's database in one PUT /characteristics and is acknowledged once")
     func serviceSetInOneWrite() async throws {
         let peer = try await ZooPeer.start(database: "nanoleaf_bulb")
