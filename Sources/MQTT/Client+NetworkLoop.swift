@@ -52,7 +52,17 @@ extension Client {
         let properties = connectProperties()
         defer { properties.free() }
         let keepAlive = Int32(configuration.keepAlive.components.seconds)
+        // A stop asked for before this point ends the run here; one asked for during the
+        // attempt finishes the run without waiting (``requestStop``), under the same lock.
+        let proceed = state.withLock { state -> Bool in
+            guard state.stopRequestedAt == nil else { return false }
+            state.isConnecting = true
+            return true
+        }
+        guard proceed else { return ConnectionOutcome(stage: .connectFailed, code: MOSQ_ERR_NO_CONN.rawValue, errno: 0) }
+        logger.debug("connecting to \(url)")
         let rc = mosquitto_connect_bind_v5(handle.pointer, url.host, Int32(url.port), keepAlive, nil, properties.list)
+        state.withLock { $0.isConnecting = false }
         if rc != MOSQ_ERR_SUCCESS.rawValue {
             return ConnectionOutcome(stage: .connectFailed, code: rc, errno: errno)
         }
@@ -130,7 +140,10 @@ extension Client {
     }
 
     /// Ends the run: fails what can no longer complete, finishes the streams, resumes ``run()``.
-    private func finish() {
+    /// Once: a stop during a connect attempt finishes early, and the network thread's own call
+    /// when the attempt returns does nothing.
+    func finish() {
+        guard state.withLock({ state in defer { state.finished = true }; return !state.finished }) else { return }
         failAllAcknowledgements()
         let (completion, fatal, sinks) = state.withLock { state in
             state.phase = .stopped

@@ -296,14 +296,14 @@ public final class Client: Sendable {
     /// Asks the network thread to disconnect and stop.
     func requestStop(sendingWill: Bool = false) {
         let reason = sendingWill ? Self.disconnectWithWill : 0
-        let (first, finishedSinks) = state.withLock { state -> (Bool, [AsyncStream<ConnectionEvent>.Continuation]?) in
-            guard state.stopRequestedAt == nil else { return (false, nil) }
+        let (first, finishedSinks, connecting) = state.withLock { state -> (Bool, [AsyncStream<ConnectionEvent>.Continuation]?, Bool) in
+            guard state.stopRequestedAt == nil else { return (false, nil, false) }
             state.stopRequestedAt = ContinuousClock.now
             state.stopReason = reason
-            guard state.phase == .idle else { return (true, nil) }
+            guard state.phase == .idle else { return (true, nil, state.isConnecting) }
             state.phase = .stopped
             state.emit(.stopped)
-            return (true, state.takeEventSinks())
+            return (true, state.takeEventSinks(), false)
         }
         guard first else { return }
         if let finishedSinks { // it never ran: nothing else will finish the streams or the calls
@@ -314,6 +314,13 @@ public final class Client: Sendable {
         }
         sendDisconnect(reason: reason)
         wake.signal()
+        // A connect attempt blocks the network thread (up to minutes against a host that drops
+        // packets): the stop does not wait for it. The run ends now; the thread, which keeps the
+        // client alive, ends the attempt's connection (if it opens) when the attempt returns.
+        if connecting {
+            logger.notice("stopping while a connection attempt to \(configuration.url) is under way; not waiting for it")
+            finish()
+        }
     }
 
     /// Asks libmosquitto to send DISCONNECT with `reason`; with MQTT 3.1.1, which cannot ask for
@@ -412,6 +419,10 @@ extension Client {
         var eventSinks: [UUID: AsyncStream<ConnectionEvent>.Continuation] = [:]
         var runCompletion: CheckedContinuation<Void, any Error>?
         var droppedMessages = 0
+        /// The network thread is inside libmosquitto's blocking connect (name lookup, TCP).
+        var isConnecting = false
+        /// ``run()`` has been finished (streams ended, calls failed, completion resumed).
+        var finished = false
 
         /// Hands every open connection-event stream an event, under the lock, so that every
         /// stream sees the same order.
