@@ -30,7 +30,7 @@ extension Gateway {
         guard case .string(let text)? = request.raw[kind.rawValue] else {
             let accessory = try request.string("accessory")
             let iid = try request.int(kind.rawValue)
-            let topic = self.topic(ofAccessory: accessory, iid: iid, kind, home: home)
+            let topic = self.topic(ofAccessory: accessory, iid: iid, kind)
             return RequestTarget(accessory: accessory, iid: iid, home: home, topic: topic)
         }
         var path = Substring(text.trimmingCharacters(in: CharacterSet(charactersIn: "/")))
@@ -63,8 +63,8 @@ extension Gateway {
         return characteristic.format == .float ? .double(number) : .int(Int64(number))
     }
 
-    /// The topic of an accessory's service or characteristic named by id (or name) and iid.
-    private func topic(ofAccessory accessory: String, iid: Int, _ kind: TargetKind, home: String?) -> String? {
+    /// The topic of an accessory's service or characteristic named by its id and iid (none for a name).
+    private func topic(ofAccessory accessory: String, iid: Int, _ kind: TargetKind) -> String? {
         let id = AccessoryID(accessory)
         guard let location = locations[id] else { return nil }
         let homeID = homes[location.home].id
