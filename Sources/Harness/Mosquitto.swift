@@ -75,15 +75,19 @@ public final class Mosquitto: @unchecked Sendable {
 
     private func launch(binary: String) async throws {
         let log = directory.appendingPathComponent("mosquitto.log").path
+        let runningBefore = logText().components(separatedBy: " running").count // a restart appends to the log
         let process = try ChildProcess(binary, ["-c", configFile.path], outputFile: log)
         lock.withLock { self.process = process }
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
-            if FreePort.accepts(port) { return }
             if process.exit.value != nil {
                 throw FixtureError("Mosquitto exited at start: \(logText())")
             }
-            try await Task.sleep(for: .milliseconds(20)) // nothing announces "listening": poll the port
+            // Its own log says its listeners are open ("... running"); that the port accepts
+            // alone is not enough: another test's server may hold it, and this broker then
+            // fails to bind and exits (tests would talk to the wrong broker).
+            if logText().components(separatedBy: " running").count > runningBefore, FreePort.accepts(port), process.exit.value == nil { return }
+            try await Task.sleep(for: .milliseconds(20)) // the log is a file: poll it
         }
         process.signal(SIGKILL)
         throw FixtureError("Mosquitto did not listen on port \(port) within 10 s: \(logText())")
