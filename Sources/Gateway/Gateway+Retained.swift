@@ -74,6 +74,7 @@ extension Gateway {
                         desired[serviceTopic] = payload
                     }
                     guard configuration.output.perCharacteristic else { continue }
+                    if let (colorTopic, payload) = colorPayload(service, of: accessory, home: home.id) { desired[colorTopic] = payload }
                     for characteristic in service.characteristics {
                         guard let valueTopic = map.topic(of: .characteristic(home.id, CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid))) else { continue }
                         if configuration.characteristicMeta {
@@ -107,6 +108,16 @@ extension Gateway {
             object[String(valueTopic.dropFirst(topic.count + 1))] = .value(value)
         }
         return (topic, JSON.object(object).encoded())
+    }
+
+    /// A colour light's hue and saturation together, `{"hue": 30, "saturation": 60}`, on
+    /// `<service>/$color`: one topic for what a dashboard (Home Assistant's `hs_state_topic`)
+    /// reads as one value. Nil unless the service has both, readable, with values.
+    func colorPayload(_ service: Service, of accessory: Accessory, home: HomeID) -> (String, [UInt8])? {
+        guard let hue = service.characteristic(ofType: "hue"), let saturation = service.characteristic(ofType: "saturation"),
+              hue.isReadable, saturation.isReadable, let hueValue = hue.value, let saturationValue = saturation.value,
+              let topic = map.topic(of: .service(home, ServiceReference(accessoryID: accessory.id, serviceIID: service.iid))) else { return nil }
+        return ("\(topic)/$color", JSON.object(["hue": .value(hueValue), "saturation": .value(saturationValue)]).encoded())
     }
 
     /// The Home Assistant discovery config of an accessory, when discovery is enabled.
@@ -143,6 +154,10 @@ extension Gateway {
         if configuration.output.perCharacteristic {
             assertRetained(topic, payload)
             if let label { assertRetained("\(topic)/label", Array(label.utf8)) }
+            if characteristic.type == "hue" || characteristic.type == "saturation", let (accessory, service) = serviceOf(reference),
+               let (colorTopic, colorPayload) = colorPayload(service, of: accessory, home: home) {
+                assertRetained(colorTopic, colorPayload)
+            }
         }
         if configuration.output.perService, let (accessory, service) = serviceOf(reference),
            let (serviceTopic, servicePayload) = servicePayload(service, of: accessory, home: home) {

@@ -37,13 +37,22 @@ import HomeModel
                                              roomName: home.room(of: accessory).name, bridgeID: accessory.bridgeID)
     }
 
-    /// The one component of a single-service accessory (its service is iid 8).
+    /// The component of a single-service accessory's service (iid 8), beside which there are
+    /// only the identify button and entities of single characteristics (keyed `<name>_<iid>`).
     static func component(_ accessory: Accessory, key: String) throws -> JSON {
         let config = try #require(Self.config(accessory))
         let components = try #require(config.payload["components"])
-        #expect(components.keys == [key])
+        let services = components.keys.filter { key in
+            guard case .string(let platform)? = components[key]?["platform"] else { return false }
+            return key != "identify" && components[key]?["name"]?.stringValue == nil && platform != "device_automation"
+                && !(Self.characteristicEntityKeys.contains { key.hasPrefix($0 + "_") })
+        }
+        #expect(services == [key])
         return try #require(components[key])
     }
+
+    /// The key prefixes of entities of single characteristics.
+    static let characteristicEntityKeys = Set(ComponentBuilder.standardEntities.keys).union(ComponentBuilder.vendorEntities.keys)
 
     // MARK: Device, origin, availability
 
@@ -64,7 +73,7 @@ import HomeModel
             {"payload_available":"true","payload_not_available":"false","topic":"\(Self.living)/floor-lamp/$reachable"}]
             """)
         #expect(config.payload["availability_mode"]?.stringValue == "all")
-        #expect(config.payload["components"]?.keys == ["lightbulb_8"])
+        #expect(config.payload["components"]?.keys == ["lightbulb_8", "identify"])
     }
 
     @Test func thePayloadIsJSONThatFoundationReads() throws {
@@ -97,7 +106,7 @@ import HomeModel
 
     // MARK: Light
 
-    @Test func aLightbulbIsALightWithBrightnessAndColorTemperatureButNoHueSaturation() throws {
+    @Test func aLightbulbIsALightWithBrightnessColorTemperatureAndColourThroughTheServiceSet() throws {
         let lamp = try Self.accessory("sim-lamp-1", "Floor Lamp", services: [
             ServiceBlueprint(type: "lightbulb", characteristics: ["brightness": .int(40), "hue": nil, "saturation": nil],
                              bounds: ["color-temperature": .init(minValue: 153, maxValue: 454)]),
@@ -109,11 +118,13 @@ import HomeModel
             {"brightness_command_topic":"\(topic)/brightness/set","brightness_scale":100,\
             "brightness_state_topic":"\(topic)/brightness",\
             "color_temp_command_topic":"\(topic)/color-temperature/set","color_temp_state_topic":"\(topic)/color-temperature",\
-            "command_topic":"\(topic)/on/set","max_mireds":454,"min_mireds":153,"name":null,\
+            "command_topic":"\(topic)/on/set",\
+            "hs_command_template":"{\\"hue\\": {{ hue }}, \\"saturation\\": {{ sat }}}","hs_command_topic":"\(topic)/set",\
+            "hs_state_topic":"\(topic)/$color","hs_value_template":"{{ value_json.hue }},{{ value_json.saturation }}",\
+            "max_mireds":454,"min_mireds":153,"name":null,\
             "payload_off":"false","payload_on":"true","platform":"light","qos":1,"state_topic":"\(topic)/on",\
             "unique_id":"homegate_sim-lamp-1_8"}
             """)
-        #expect(light["hs_command_topic"] == nil && light["hs_state_topic"] == nil)
     }
 
     @Test func anOnOffLightbulbHasNoBrightness() throws {
@@ -134,7 +145,7 @@ import HomeModel
         ])
         let config = try #require(Self.config(strip))
         let components = try #require(config.payload["components"])
-        #expect(components.keys == ["outlet_8", "outlet_10", "switch_12"])
+        #expect(components.keys == ["outlet_8", "outlet_10", "switch_12", "identify"])
         let topic = "\(Self.living)/power-strip"
         #expect(components["outlet_8"]?.text == """
             {"command_topic":"\(topic)/left/on/set","device_class":"outlet","name":"Left","payload_off":"false",\
@@ -160,7 +171,7 @@ import HomeModel
         ])
         let config = try #require(Self.config(sensor))
         let components = try #require(config.payload["components"])
-        #expect(components.keys == ["temperature-sensor_8", "humidity-sensor_10", "battery-service_12", "light-sensor_15"])
+        #expect(components.keys == ["temperature-sensor_8", "humidity-sensor_10", "battery-service_12", "light-sensor_15", "identify"])
         let topic = "\(Self.living)/kitchen-sensor"
         // No name: Home Assistant names each by its device class ("Kitchen Sensor Temperature").
         #expect(components["temperature-sensor_8"]?.text == """
@@ -212,7 +223,7 @@ import HomeModel
             ("smoke-sensor_16", "smoke", "smoke-sensor/smoke-detected", "1", "0"),
             ("carbon-monoxide-sensor_18", "carbon_monoxide", "carbon-monoxide-sensor/carbon-monoxide-detected", "1", "0"),
         ]
-        #expect(components.keys == Set(expected.map(\.key)))
+        #expect(components.keys == Set(expected.map(\.key)).union(["identify"]))
         for entry in expected {
             let component = try #require(components[entry.key])
             #expect(component["platform"]?.stringValue == "binary_sensor", "\(entry.key)")
@@ -266,8 +277,8 @@ import HomeModel
         let component = try Self.component(blind, key: "window-covering_8")
         let topic = "\(Self.living)/blind/window-covering"
         #expect(component.text == """
-            {"command_topic":"\(topic)/target-position/set","name":null,"payload_close":"0","payload_open":"100",\
-            "payload_stop":null,"platform":"cover","position_closed":0,"position_open":100,\
+            {"command_topic":"\(topic)/set","name":null,"payload_close":"{\\"target-position\\": 0}",\
+            "payload_open":"{\\"target-position\\": 100}","payload_stop":null,"platform":"cover","position_closed":0,"position_open":100,\
             "position_topic":"\(topic)/current-position","qos":1,"set_position_topic":"\(topic)/target-position/set",\
             "state_topic":"\(topic)/position-state","unique_id":"homegate_sim-blind_8",\
             "value_template":"{% if value == '0' %}closing{% elif value == '1' %}opening{% elif value == '2' %}stopped\
@@ -301,12 +312,12 @@ import HomeModel
             "current_temperature_topic":"\(topic)/current-temperature",\
             "max_temp":30,"min_temp":10,\
             "mode_command_template":"{% if value == 'off' %}0{% elif value == 'heat' %}1{% elif value == 'cool' %}2\
-            {% elif value == 'auto' %}3{% endif %}",\
+            {% elif value == 'heat_cool' %}3{% endif %}",\
             "mode_command_topic":"\(topic)/target-heating-cooling-state/set",\
             "mode_state_template":"{% if value == '0' %}off{% elif value == '1' %}heat{% elif value == '2' %}cool\
-            {% elif value == '3' %}auto{% endif %}",\
+            {% elif value == '3' %}heat_cool{% endif %}",\
             "mode_state_topic":"\(topic)/target-heating-cooling-state",\
-            "modes":["off","heat","cool","auto"],"name":null,"platform":"climate","qos":1,"temp_step":0.5,\
+            "modes":["off","heat","cool","heat_cool"],"name":null,"platform":"climate","qos":1,"temp_step":0.5,\
             "temperature_command_topic":"\(topic)/target-temperature/set","temperature_state_topic":"\(topic)/target-temperature",\
             "temperature_unit":"C","unique_id":"homegate_sim-thermostat_8"}
             """)
@@ -379,7 +390,7 @@ import HomeModel
         #expect(bridgeConfig.topic == "homeassistant/device/homegate_sim-hue-bridge/config")
         #expect(bridgeConfig.payload["device"]?["via_device"] == nil)
         #expect(bridgeConfig.payload["device"]?["identifiers"]?.text == #"["homegate_sim-hue-bridge"]"#)
-        #expect(bridgeConfig.payload["components"]?.keys == ["reachable"])
+        #expect(bridgeConfig.payload["components"]?.keys == ["reachable", "identify"])
         #expect(bridgeConfig.payload["components"]?["reachable"]?.text == """
             {"availability":[{"payload_available":"online","payload_not_available":"offline","topic":"homegate/$state"}],\
             "device_class":"connectivity","entity_category":"diagnostic","payload_off":"false","payload_on":"true",\
@@ -436,15 +447,24 @@ import HomeModel
 
     // MARK: Nothing to show
 
-    @Test func anAccessoryWithNothingHomeAssistantCanShowHasNoConfig() throws {
-        let airQuality = try Self.accessory("sim-air", "Air Monitor", services: [ServiceBlueprint(type: "air-quality-sensor")])
-        #expect(Self.config(airQuality) == nil)
+    @Test func anAccessoryWithNothingElseHomeAssistantCanShowIsADeviceWithItsIdentifyButton() throws {
         let hidden = try Self.accessory("sim-hidden", "Hidden Lamp", services: [ServiceBlueprint(type: "lightbulb", isHidden: true)])
-        #expect(Self.config(hidden) == nil)
+        #expect(Self.config(hidden)?.payload["components"]?.keys == ["identify"])
         let bare = try Self.accessory("sim-bare", "Bare", services: [])
-        #expect(Self.config(bare) == nil)
-        let information = try Self.accessory("sim-info", "Info Only", services: [ServiceBlueprint(type: "protocol-information")])
-        #expect(Self.config(information) == nil)
+        let identify = try #require(Self.config(bare)?.payload["components"]?["identify"])
+        #expect(identify.text == """
+            {"command_topic":"homegate/$request/accessory/identify","device_class":"identify","entity_category":"diagnostic",\
+            "name":"Identify","payload_press":"{\\"accessory\\":\\"sim-bare\\"}","platform":"button","qos":1,\
+            "unique_id":"homegate_sim-bare_identify"}
+            """)
+        // Without an identify characteristic (HAP's information service requires one; a device may still leave it out).
+        var silent = bare
+        silent.services = silent.services.map { service in
+            var service = service
+            service.characteristics.removeAll { $0.type == "identify" }
+            return service
+        }
+        #expect(Self.config(silent) == nil)
     }
 
     @Test func anAccessoryOutsideTheHomeHasNoConfig() throws {
@@ -460,16 +480,24 @@ import HomeModel
     @Test func everyTopicIsAValueTopicAndEveryCommandTopicAWritableOnesSet() throws {
         let bridge = try Self.accessory("sim-bridge", "Bridge", category: .bridge, services: [])
         let accessories = try [
-            Self.accessory("sim-lamp", "Lamp", services: [ServiceBlueprint(type: "lightbulb", characteristics: ["brightness": nil, "color-temperature": nil])]),
+            Self.accessory("sim-lamp", "Lamp", services: [ServiceBlueprint(type: "lightbulb", characteristics: ["brightness": nil, "color-temperature": nil,
+                                                                                                               "hue": nil, "saturation": nil])]),
             Self.accessory("sim-strip", "Strip", bridge: bridge.id, services: [ServiceBlueprint(type: "outlet"), ServiceBlueprint(type: "switch")]),
             Self.accessory("sim-sensors", "Sensors", services: ["temperature-sensor", "humidity-sensor", "light-sensor", "battery-service",
                                                                 "contact-sensor", "motion-sensor", "occupancy-sensor", "leak-sensor",
-                                                                "smoke-sensor", "carbon-monoxide-sensor"].map { ServiceBlueprint(type: $0) }),
+                                                                "smoke-sensor", "carbon-monoxide-sensor", "air-quality-sensor",
+                                                                "carbon-dioxide-sensor"].map { ServiceBlueprint(type: $0) }),
             Self.accessory("sim-lock", "Lock", services: [ServiceBlueprint(type: "lock-mechanism")]),
             Self.accessory("sim-covers", "Covers", services: ["garage-door-opener", "window-covering", "door", "window"].map { ServiceBlueprint(type: $0) }),
-            Self.accessory("sim-climate", "Climate", services: [ServiceBlueprint(type: "thermostat", characteristics: ["current-relative-humidity": nil])]),
-            Self.accessory("sim-fans", "Fans", services: [ServiceBlueprint(type: "fan", characteristics: ["rotation-speed": nil]),
-                                                          ServiceBlueprint(type: "fanv2", characteristics: ["rotation-speed": nil])]),
+            Self.accessory("sim-climate", "Climate", services: [ServiceBlueprint(type: "thermostat", characteristics: ["current-relative-humidity": nil]),
+                                                                ServiceBlueprint(type: "heater-cooler", characteristics: ["heating-threshold-temperature": nil,
+                                                                                                                         "cooling-threshold-temperature": nil]),
+                                                                ServiceBlueprint(type: "humidifier-dehumidifier", characteristics: ["relative-humidity-humidifier-threshold": nil])]),
+            Self.accessory("sim-fans", "Fans", services: [ServiceBlueprint(type: "fan", characteristics: ["rotation-speed": nil, "rotation-direction": nil]),
+                                                          ServiceBlueprint(type: "fanv2", characteristics: ["rotation-speed": nil, "swing-mode": nil]),
+                                                          ServiceBlueprint(type: "air-purifier", characteristics: ["rotation-speed": nil])]),
+            Self.accessory("sim-others", "Others", services: ["security-system", "valve", "faucet", "irrigation-system", "stateless-programmable-switch",
+                                                              "doorbell", "filter-maintenance"].map { ServiceBlueprint(type: $0) }),
         ] + [bridge]
         let home = Self.home(accessories)
         let map = TopicMap(base: "homegate", homes: [home])
@@ -477,35 +505,51 @@ import HomeModel
             if case .characteristic = target { return topic }
             return nil
         })
+        let serviceTopics = Set(map.allTopics.compactMap { target, topic -> String? in
+            if case .service = target { return topic }
+            return nil
+        })
         var uniqueIDs: [String] = []
-        var components = 0
+        var platforms: Set<String> = []
         for accessory in accessories {
             let config = try #require(Self.config(accessory, in: home), "\(accessory.id)")
             for key in try #require(config.payload["components"]).keys {
                 let component = try #require(config.payload["components"]?[key])
-                components += 1
+                let platform = try #require(component["platform"]?.stringValue, "\(key)")
+                platforms.insert(platform)
+                if platform == "device_automation" {
+                    #expect(valueTopics.contains(try #require(component["topic"]?.stringValue)), "\(key)")
+                    continue
+                }
                 uniqueIDs.append(try #require(component["unique_id"]?.stringValue))
-                #expect(component["platform"]?.stringValue != nil, "\(key)")
                 for topicKey in component.keys where topicKey.hasSuffix("_topic") {
                     let topic = try #require(component[topicKey]?.stringValue)
-                    if topicKey.contains("command") || topicKey == "set_position_topic" {
+                    if topic == "homegate/$request/accessory/identify" {
+                        #expect(key == "identify")
+                    } else if topicKey.contains("command") || topicKey == "set_position_topic" {
                         #expect(topic.hasSuffix("/set"), "\(key).\(topicKey)")
-                        let valueTopic = String(topic.dropLast(4))
-                        #expect(valueTopics.contains(valueTopic), "\(key).\(topicKey)")
-                        let levels = valueTopic.split(separator: "/").dropFirst().map { $0 }
-                        guard case .found(.characteristic(_, let reference)) = map.resolve(levels) else {
-                            Issue.record("\(key).\(topicKey): \(topic) names no characteristic")
-                            continue
+                        let target = String(topic.dropLast(4))
+                        let levels = target.split(separator: "/").dropFirst().map { $0 }
+                        switch map.resolve(levels) {
+                        case .found(.characteristic(_, let reference)):
+                            #expect(home.accessory(reference.accessoryID)?.characteristic(reference.iid)?.characteristic.isWritable == true,
+                                    "\(key).\(topicKey)")
+                        case .found(.service):
+                            #expect(serviceTopics.contains(target), "\(key).\(topicKey)") // a service-level set
+                        default:
+                            Issue.record("\(key).\(topicKey): \(topic) names no characteristic or service")
                         }
-                        #expect(home.accessory(reference.accessoryID)?.characteristic(reference.iid)?.characteristic.isWritable == true,
-                                "\(key).\(topicKey)")
                     } else {
-                        #expect(valueTopics.contains(topic) || topic.hasSuffix("/$reachable"), "\(key).\(topicKey): \(topic)")
+                        let shown = valueTopics.contains(topic) || topic.hasSuffix("/$reachable")
+                            || (topic.hasSuffix("/label") && valueTopics.contains(String(topic.dropLast(6))))
+                            || (topic.hasSuffix("/$color") && serviceTopics.contains(String(topic.dropLast(7))))
+                        #expect(shown, "\(key).\(topicKey): \(topic)")
                     }
                 }
             }
         }
-        #expect(components == 22)
+        #expect(platforms == ["light", "switch", "sensor", "binary_sensor", "lock", "cover", "climate", "fan", "humidifier", "alarm_control_panel",
+                              "valve", "event", "device_automation", "button", "select"])
         #expect(Set(uniqueIDs).count == uniqueIDs.count)
     }
 }
