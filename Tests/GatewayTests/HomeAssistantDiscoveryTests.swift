@@ -120,7 +120,8 @@ import HomeModel
             "color_temp_command_topic":"\(topic)/color-temperature/set","color_temp_state_topic":"\(topic)/color-temperature",\
             "command_topic":"\(topic)/on/set",\
             "hs_command_template":"{\\"hue\\": {{ hue }}, \\"saturation\\": {{ sat }}}","hs_command_topic":"\(topic)/set",\
-            "hs_state_topic":"\(topic)/$color","hs_value_template":"{{ value_json.hue }},{{ value_json.saturation }}",\
+            "hs_state_topic":"\(topic)/$color",\
+            "hs_value_template":"{% if value_json is defined %}{{ value_json.hue }},{{ value_json.saturation }}{% endif %}",\
             "max_mireds":454,"min_mireds":153,"name":null,\
             "payload_off":"false","payload_on":"true","platform":"light","qos":1,"state_topic":"\(topic)/on",\
             "unique_id":"homegate_sim-lamp-1_8"}

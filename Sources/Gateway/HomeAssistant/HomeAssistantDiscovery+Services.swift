@@ -69,7 +69,8 @@ struct ComponentBuilder {
         if stateTopic(service, "hue") != nil, stateTopic(service, "saturation") != nil,
            commandTopic(service, "hue") != nil, commandTopic(service, "saturation") != nil, let serviceTopic = topic(service) {
             component["hs_state_topic"] = .string("\(serviceTopic)/$color")
-            component["hs_value_template"] = "{{ value_json.hue }},{{ value_json.saturation }}"
+            // An empty payload (the topic cleared after a rename) renders nothing, which Home Assistant ignores.
+            component["hs_value_template"] = "{% if value_json is defined %}{{ value_json.hue }},{{ value_json.saturation }}{% endif %}"
             component["hs_command_topic"] = .string("\(serviceTopic)/set")
             component["hs_command_template"] = #"{"hue": {{ hue }}, "saturation": {{ sat }}}"#
         }

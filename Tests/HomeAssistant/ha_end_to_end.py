@@ -1,0 +1,408 @@
+#!/usr/bin/env python3
+"""HomeGate and a real Home Assistant, end to end, through a real Mosquitto.
+
+Run by scripts/test-home-assistant with the Python of Home Assistant's venv (aiohttp comes with
+Home Assistant). It starts, each on a free port in a temporary folder: Mosquitto, the device zoo's
+peers (zoo_peer.py, with the HAP venv's Python) for every device homekit_controller has a snapshot
+of, the real homegate binary on the demo home with Home Assistant discovery on, and Home Assistant
+itself; onboards a user through /api/onboarding/users, takes a token from /auth/token, adds the
+MQTT integration through /api/config/config_entries/flow, pairs the zoo's devices over MQTT, and
+reads the registries over the websocket API. It checks:
+
+1. every zoo device gets the entities homekit_controller makes for it, per domain
+   (Tests/Fixtures/hap/zoo/homekit_controller_entities.tsv, less what is left out on purpose);
+2. the demo's colour lamp takes colour: light.turn_on with hs_color reaches hue and saturation,
+   retained, and Home Assistant shows the colour;
+3. a renamed accessory shows only its new name;
+4. a removed accessory leaves Home Assistant and stays gone after the gateway restarts;
+5. Home Assistant's log has no error about HomeGate's discovery configs.
+
+Every step prints what it does; the first failure ends the run with exit status 1.
+"""
+
+import argparse
+import asyncio
+import csv
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import aiohttp
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ZOO = os.path.join(ROOT, "Tests", "Fixtures", "hap", "zoo")
+PINCODE = "031-45-154"
+# What the parity test leaves out on purpose (Tests/GatewayTests/HomeAssistantParityTests.swift).
+LEFT_OUT = {"Aqara Hub-1563 Volume", "Aqara Hub-1563 Pairing Mode"}
+
+
+class Failure(Exception):
+    pass
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class Run:
+    def __init__(self, args):
+        self.args = args
+        self.folder = tempfile.mkdtemp(prefix="homegate-ha-")
+        self.processes = []
+        self.mqtt_port = free_port()
+        self.http_port = free_port()
+        self.homegate = None
+        self.token = None
+
+    # Processes
+
+    def start(self, name, command, **kwargs):
+        out = open(os.path.join(self.folder, f"{name}.log"), "w")
+        process = subprocess.Popen(command, stdout=kwargs.pop("stdout", out), stderr=subprocess.STDOUT, **kwargs)
+        self.processes.append(process)
+        return process
+
+    def stop_all(self):
+        for process in reversed(self.processes):
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in self.processes:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+    def start_broker(self):
+        config = os.path.join(self.folder, "mosquitto.conf")
+        with open(config, "w") as file:
+            file.write(f"listener {self.mqtt_port} 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 100000\n")
+        self.start("mosquitto", [shutil.which("mosquitto") or "/usr/sbin/mosquitto", "-c", config])
+        self.wait_for(lambda: self.port_open(self.mqtt_port), "Mosquitto to listen", 10)
+        # Everything on the broker, for reading after a failure.
+        self.start("traffic", ["mosquitto_sub", "-p", str(self.mqtt_port), "-t", "#", "-v", "-F", "%I %r %t %p"])
+
+    def start_homegate(self):
+        with open(os.path.join(ROOT, "config", "demo.yml")) as file:
+            demo = file.read()
+        demo = demo.replace("url: mqtt://127.0.0.1:1883", f"url: mqtt://127.0.0.1:{self.mqtt_port}")
+        demo += "\nhome_assistant:\n  enabled: true\n"
+        config = os.path.join(self.folder, "homegate.yml")
+        with open(config, "w") as file:
+            file.write(demo)
+        self.homegate = self.start("homegate", [self.args.homegate, "run", "--config", config, "--data-dir", os.path.join(self.folder, "data")])
+        self.wait_for(lambda: self.retained("homegate/$state") == "online", "the gateway to be online", 30)
+
+    def start_zoo(self):
+        """One zoo peer per fixture of the reference; returns {fixture: device id}."""
+        devices = {}
+        for fixture in sorted({row["fixture"] for row in self.reference()}):
+            port = free_port()
+            peer = self.start(f"zoo-{fixture}", [self.args.zoo_python, os.path.join(ROOT, "Tests", "Fixtures", "hap", "zoo_peer.py"),
+                                                 "--port", str(port), "--database", os.path.join(ZOO, f"{fixture}.json"),
+                                                 "--pincode", PINCODE], stdout=subprocess.PIPE, stdin=subprocess.PIPE, text=True)
+            while True:
+                line = peer.stdout.readline()
+                if not line:
+                    raise Failure(f"zoo peer {fixture} ended before it was ready (see {self.folder}/zoo-{fixture}.log)")
+                event = json.loads(line)
+                if event.get("event") == "ready":
+                    devices[fixture] = (event["id"], port)
+                    break
+        return devices
+
+    def start_home_assistant(self):
+        config = os.path.join(self.folder, "ha")
+        os.makedirs(config)
+        with open(os.path.join(config, "configuration.yaml"), "w") as file:
+            file.write(f"""homeassistant:
+  name: HomeGate test
+  unit_system: metric
+  time_zone: UTC
+  latitude: 52.37
+  longitude: 4.89
+  elevation: 0
+http:
+  server_host: 127.0.0.1
+  server_port: {self.http_port}
+api:
+auth:
+config:
+onboarding:
+websocket_api:
+logger:
+  default: warning
+""")
+        self.start("home-assistant", [self.args.hass, "--config", config])
+        self.wait_for(lambda: self.http_ok("/api/onboarding"), "Home Assistant's HTTP server", 300)
+
+    # MQTT, through Debian's mosquitto clients
+
+    def retained(self, topic):
+        result = subprocess.run(["mosquitto_sub", "-p", str(self.mqtt_port), "-t", topic, "-C", "1", "-W", "2"],
+                                capture_output=True, text=True)
+        return result.stdout.strip() if result.returncode == 0 else None
+
+    def request(self, path, body):
+        result = subprocess.run(["mosquitto_rr", "-p", str(self.mqtt_port), "-t", f"homegate/$request/{path}",
+                                 "-e", f"homegate/$response/{path}", "-m", json.dumps(body), "-W", "60"],
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            raise Failure(f"$request/{path} {body}: no answer ({result.stderr.strip()})")
+        answer = json.loads(result.stdout)
+        if not answer.get("ok"):
+            raise Failure(f"$request/{path} {body}: {answer}")
+        return answer
+
+    # Waiting
+
+    @staticmethod
+    def port_open(port):
+        with socket.socket() as sock:
+            return sock.connect_ex(("127.0.0.1", port)) == 0
+
+    def http_ok(self, path):
+        import urllib.request
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.http_port}{path}", timeout=2) as response:
+                return response.status == 200
+        except Exception:
+            return False
+
+    def wait_for(self, condition, what, seconds):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if condition():
+                return
+            for process in self.processes:
+                if process.poll() is not None and process.returncode not in (0, -15):
+                    raise Failure(f"a process ended while waiting for {what}: {process.args[0]} ({process.returncode}); logs in {self.folder}")
+            time.sleep(0.2)
+        raise Failure(f"timed out after {seconds} s waiting for {what}; logs in {self.folder}")
+
+    async def eventually(self, check, what, seconds=60):
+        deadline = time.monotonic() + seconds
+        last = None
+        while time.monotonic() < deadline:
+            last = await check()
+            if last is True:
+                return
+            await asyncio.sleep(0.5)
+        raise Failure(f"timed out after {seconds} s: {what} (last: {last})")
+
+    # Home Assistant's APIs
+
+    @staticmethod
+    def reference():
+        with open(os.path.join(ZOO, "homekit_controller_entities.tsv")) as file:
+            return [row for row in csv.DictReader(file, delimiter="\t") if row["original_name"] not in LEFT_OUT]
+
+    async def onboard(self, session):
+        base = f"http://127.0.0.1:{self.http_port}"
+        client = f"{base}/"
+        async with session.post(f"{base}/api/onboarding/users", json={"client_id": client, "name": "Test", "username": "test",
+                                                                     "password": "homegate-test-password", "language": "en"}) as response:
+            if response.status != 200:
+                raise Failure(f"onboarding: {response.status} {await response.text()}")
+            code = (await response.json())["auth_code"]
+        async with session.post(f"{base}/auth/token", data={"grant_type": "authorization_code", "code": code, "client_id": client}) as response:
+            self.token = (await response.json())["access_token"]
+        headers = {"Authorization": f"Bearer {self.token}"}
+        async with session.post(f"{base}/api/config/config_entries/flow", json={"handler": "mqtt", "show_advanced_options": False},
+                                headers=headers) as response:
+            flow = await response.json()
+        async with session.post(f"{base}/api/config/config_entries/flow/{flow['flow_id']}",
+                                json={"broker": "127.0.0.1", "port": self.mqtt_port}, headers=headers) as response:
+            result = await response.json()
+            if result.get("type") != "create_entry":
+                raise Failure(f"adding the MQTT integration: {result}")
+        # Commands sent before Home Assistant's MQTT client announces itself (its birth message) are lost.
+        traffic = os.path.join(self.folder, "traffic.log")
+        self.wait_for(lambda: " homeassistant/status online" in open(traffic).read(), "Home Assistant's birth message", 60)
+        log(f"Home Assistant onboarded, MQTT integration added (broker 127.0.0.1:{self.mqtt_port}) and online")
+
+    async def websocket(self, session):
+        ws = await session.ws_connect(f"http://127.0.0.1:{self.http_port}/api/websocket")
+        await ws.receive_json()
+        await ws.send_json({"type": "auth", "access_token": self.token})
+        if (await ws.receive_json())["type"] != "auth_ok":
+            raise Failure("websocket authentication refused")
+        counter = [0]
+
+        async def call(kind, **fields):
+            counter[0] += 1
+            await ws.send_json({"id": counter[0], "type": kind, **fields})
+            while True:
+                message = await ws.receive_json()
+                if message.get("id") == counter[0]:
+                    if not message.get("success"):
+                        raise Failure(f"{kind}: {message}")
+                    return message["result"]
+        return ws, call
+
+    async def rest(self, session, method, path, body=None):
+        async with session.request(method, f"http://127.0.0.1:{self.http_port}{path}", json=body,
+                                   headers={"Authorization": f"Bearer {self.token}"}) as response:
+            if response.status >= 300:
+                raise Failure(f"{method} {path}: {response.status} {await response.text()}")
+            return await response.json()
+
+
+async def checks(run, devices):
+    async with aiohttp.ClientSession() as session:
+        await run.onboard(session)
+        ws, call = await run.websocket(session)
+
+        async def homegate_entities():
+            entities = await call("config/entity_registry/list")
+            return [entity for entity in entities if entity["platform"] == "mqtt" and (entity.get("unique_id") or "").startswith("homegate_")]
+
+        async def devices_named():
+            return {device["name"]: device for device in await call("config/device_registry/list")
+                    if any(identifier[0] == "mqtt" and identifier[1].startswith("homegate_") for identifier in device["identifiers"])}
+
+        # 1. The zoo: every device's entities, per domain.
+        reference = run.reference()
+        expected = {}
+        for row in reference:
+            key = (row["fixture"], row["domain"])
+            expected[key] = expected.get(key, 0) + 1
+
+        async def zoo_complete():
+            entities = await homegate_entities()
+            missing = []
+            for (fixture, domain), count in sorted(expected.items()):
+                prefix = "homegate_hap-" + devices[fixture][0].lower().replace(":", "") + "-"
+                have = sum(1 for entity in entities if entity["unique_id"].startswith(prefix) and entity["entity_id"].startswith(domain + "."))
+                if have < count:
+                    missing.append(f"{fixture} {domain}: {have} of {count}")
+            return True if not missing else missing
+        await run.eventually(zoo_complete, "every zoo device's entities in Home Assistant", 120)
+        log(f"1. every zoo device has homekit_controller's entities in Home Assistant ({len(reference)} entities, {len(devices)} devices)")
+
+        # 2. Colour.
+        async def lamp_entity():
+            for entity in await homegate_entities():
+                if entity["unique_id"] == "homegate_sim-lamp-1_8":
+                    return entity["entity_id"]
+            return None
+        lamp = await lamp_entity()
+        if lamp is None:
+            raise Failure("the floor lamp has no light entity")
+        state = await run.rest(session, "GET", f"/api/states/{lamp}")
+        if "hs" not in state["attributes"].get("supported_color_modes", []):
+            raise Failure(f"the floor lamp offers no hs colour: {state['attributes']}")
+        await run.rest(session, "POST", "/api/services/light/turn_on", {"entity_id": lamp, "hs_color": [200, 50]})
+        topic = "homegate/demo-home/living-room/floor-lamp/lightbulb"
+
+        async def coloured():
+            hue, saturation = run.retained(f"{topic}/hue"), run.retained(f"{topic}/saturation")
+            state = await run.rest(session, "GET", f"/api/states/{lamp}")
+            hs = state["attributes"].get("hs_color")
+            if hue == "200" and saturation == "50" and state["state"] == "on" and hs and round(hs[0]) == 200 and round(hs[1]) == 50:
+                return True
+            return {"hue": hue, "saturation": saturation, "state": state["state"], "hs_color": hs}
+        await run.eventually(coloured, "the floor lamp to take colour 200, 50", 30)
+        log(f"2. light.turn_on hs_color [200, 50] on {lamp}: hue 200 and saturation 50 retained, Home Assistant shows them")
+
+        # 3. Rename.
+        run.request("accessory/rename", {"accessory": "sim-lamp-1", "newName": "Standing Lamp"})
+
+        async def renamed():
+            state = await run.rest(session, "GET", f"/api/states/{lamp}")
+            named = await devices_named()
+            name = state["attributes"].get("friendly_name")
+            return True if name == "Standing Lamp" and "Standing Lamp" in named and "Floor Lamp" not in named else {"friendly_name": name}
+        await run.eventually(renamed, "the renamed lamp to show only its new name", 30)
+        log("3. accessory/rename Floor Lamp -> Standing Lamp: the device and the light are called Standing Lamp, nothing else")
+
+        # 4. Remove, restart.
+        run.request("accessory/remove", {"accessory": "sim-coffee-machine"})
+
+        async def coffee_gone():
+            return True if "Coffee Machine" not in await devices_named() else "Coffee Machine still there"
+        await run.eventually(coffee_gone, "the removed Coffee Machine to leave Home Assistant", 30)
+        run.homegate.send_signal(signal.SIGTERM)
+        run.homegate.wait(timeout=30)
+        with open(os.path.join(run.folder, "homegate.log")) as file:
+            first_log = file.read()
+        run.homegate = run.start("homegate-restarted", run.homegate.args)
+        run.wait_for(lambda: run.retained("homegate/$state") == "online", "the restarted gateway to be online", 30)
+        # The restarted gateway republishes every config at its synchronisation; wait for the lamp's to be back, then check.
+        run.wait_for(lambda: "Standing Lamp" in (run.retained("homeassistant/device/homegate_sim-lamp-1/config") or ""),
+                     "the restarted gateway's discovery configs", 30)
+        await asyncio.sleep(0)  # let the websocket breathe
+        named = await devices_named()
+        if "Coffee Machine" in named:
+            raise Failure("the removed Coffee Machine came back after the restart")
+        if run.retained("homeassistant/device/homegate_sim-coffee-machine/config"):
+            raise Failure("the removed Coffee Machine's discovery config is retained again")
+        with open(os.path.join(run.folder, "homegate-restarted.log")) as file:
+            if "sim-coffee-machine" in file.read():
+                raise Failure("the restarted gateway mentions the removed Coffee Machine")
+        log("4. accessory/remove Coffee Machine: gone from Home Assistant, and still gone after the gateway restarted")
+        del first_log
+
+        # 5. Home Assistant's log.
+        await ws.close()
+    with open(os.path.join(run.folder, "home-assistant.log")) as file:
+        errors = [line for line in file if re.search(r"(ERROR|WARNING).*\[homeassistant\.(components\.mqtt|helpers\.template)", line)
+                  and "The connection was lost" not in line]
+    if errors:
+        raise Failure("Home Assistant logged errors about MQTT:\n" + "".join(errors[:20]))
+    log("5. Home Assistant logged no error or warning of its MQTT integration or its templates")
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--homegate", required=True)
+    parser.add_argument("--hass", required=True)
+    parser.add_argument("--zoo-python", required=True)
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder with every log")
+    args = parser.parse_args()
+    run = Run(args)
+    started = time.monotonic()
+    try:
+        run.start_broker()
+        devices = run.start_zoo()
+        log(f"Mosquitto on {run.mqtt_port}; {len(devices)} zoo devices served over HAP")
+        run.start_homegate()
+        for fixture, (device, port) in sorted(devices.items()):
+            run.request("accessory/pair", {"host": "127.0.0.1", "port": port, "code": PINCODE})
+        log(f"homegate online, {len(devices)} zoo devices paired")
+        run.start_home_assistant()
+        log(f"Home Assistant serving on {run.http_port}")
+        asyncio.run(checks(run, devices))
+        log(f"all checks passed in {time.monotonic() - started:.0f} s")
+        return 0
+    except Failure as failure:
+        log(f"FAILED: {failure}")
+        args.keep = True
+        if os.environ.get("HOLD"):
+            with open(os.path.join(run.folder, "token"), "w") as file:
+                file.write(f"{run.token} {run.http_port} {run.mqtt_port}")
+            log(f"holding for {os.environ['HOLD']} s (token and ports in {run.folder}/token)")
+            time.sleep(int(os.environ["HOLD"]))
+        return 1
+    finally:
+        run.stop_all()
+        if args.keep:
+            log(f"logs kept in {run.folder}")
+        else:
+            shutil.rmtree(run.folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
