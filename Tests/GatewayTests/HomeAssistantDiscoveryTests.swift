@@ -478,6 +478,152 @@ import HomeModel
 
     // MARK: Every topic is the gateway's
 
+    // MARK: The rest of homekit_controller's platforms
+
+    /// The components of a one-service accessory, by key.
+    static func components(_ services: [ServiceBlueprint], id: AccessoryID = "sim-thing", name: String = "Thing") throws -> JSON {
+        let accessory = try Self.accessory(id, name, services: services)
+        return try #require(Self.config(accessory)?.payload["components"])
+    }
+
+    @Test func aThermostatInHeatCoolHasLowAndHighTargetsAndATargetHumidity() throws {
+        let components = try Self.components([ServiceBlueprint(type: "thermostat", characteristics: [
+            "heating-threshold-temperature": nil, "cooling-threshold-temperature": nil, "target-relative-humidity": nil])])
+        let climate = try #require(components["thermostat_8"])
+        let topic = "\(Self.living)/thing/thermostat"
+        #expect(climate["temperature_low_state_topic"]?.stringValue == "\(topic)/heating-threshold-temperature")
+        #expect(climate["temperature_low_command_topic"]?.stringValue == "\(topic)/heating-threshold-temperature/set")
+        #expect(climate["temperature_high_state_topic"]?.stringValue == "\(topic)/cooling-threshold-temperature")
+        #expect(climate["temperature_high_command_topic"]?.stringValue == "\(topic)/cooling-threshold-temperature/set")
+        #expect(climate["target_humidity_command_topic"]?.stringValue == "\(topic)/target-relative-humidity/set")
+        #expect(climate["min_humidity"] == .double(0) && climate["max_humidity"] == .double(100))
+        #expect(climate["modes"]?.text == #"["off","heat","cool","heat_cool"]"#)
+        // The thermostat's own temperature and display units are entities of their own, as in homekit_controller.
+        let current = try #require(components.keys.first { $0.hasPrefix("current-temperature_") }.flatMap { components[$0] })
+        #expect(current["device_class"]?.stringValue == "temperature" && current["name"]?.stringValue == "Current Temperature")
+        let units = try #require(components.keys.first { $0.hasPrefix("temperature-display-units_") }.flatMap { components[$0] })
+        #expect(units.text.contains(#""options":["celsius","fahrenheit"]"#))
+        #expect(units["state_topic"]?.stringValue == "\(topic)/temperature-display-units/label")
+        #expect(units["command_topic"]?.stringValue == "\(topic)/temperature-display-units/set")
+        #expect(units["entity_category"]?.stringValue == "config")
+    }
+
+    @Test func aHeaterCoolerIsAClimateWhoseModeIsWrittenWithActiveInOneServiceSet() throws {
+        let components = try Self.components([ServiceBlueprint(type: "heater-cooler", characteristics: [
+            "heating-threshold-temperature": nil, "cooling-threshold-temperature": nil, "swing-mode": nil])])
+        let climate = try #require(components["heater-cooler_8"])
+        let topic = "\(Self.living)/thing/heater-cooler"
+        #expect(climate["platform"]?.stringValue == "climate")
+        #expect(climate["modes"]?.text == #"["off","heat_cool","heat","cool"]"#)
+        #expect(climate["mode_command_topic"]?.stringValue == "\(topic)/set")
+        #expect(climate["mode_command_template"]?.stringValue == """
+            {% if value == 'off' %}{"active": 0}{% elif value == 'heat_cool' %}{"active": 1, "target-heater-cooler-state": 0}\
+            {% elif value == 'heat' %}{"active": 1, "target-heater-cooler-state": 1}\
+            {% elif value == 'cool' %}{"active": 1, "target-heater-cooler-state": 2}{% endif %}
+            """)
+        #expect(climate["mode_state_topic"]?.stringValue == "\(topic)/target-heater-cooler-state")
+        #expect(climate["power_command_topic"]?.stringValue == "\(topic)/active/set")
+        #expect(climate["temperature_low_command_topic"]?.stringValue == "\(topic)/heating-threshold-temperature/set")
+        #expect(climate["action_template"]?.stringValue?.contains("{% if value == '0' %}off") == true)
+        #expect(climate["swing_mode_command_topic"]?.stringValue == "\(topic)/swing-mode/set")
+    }
+
+    @Test func aHumidifierIsAHumidifierWithItsThresholdAndModes() throws {
+        let components = try Self.components([ServiceBlueprint(type: "humidifier-dehumidifier", characteristics: [
+            "relative-humidity-humidifier-threshold": nil])])
+        let humidifier = try #require(components["humidifier-dehumidifier_8"])
+        let topic = "\(Self.living)/thing/humidifier-dehumidifier"
+        #expect(humidifier["platform"]?.stringValue == "humidifier" && humidifier["device_class"]?.stringValue == "humidifier")
+        #expect(humidifier["command_topic"]?.stringValue == "\(topic)/active/set")
+        #expect(humidifier["payload_on"]?.stringValue == "1" && humidifier["payload_off"]?.stringValue == "0")
+        #expect(humidifier["target_humidity_command_topic"]?.stringValue == "\(topic)/relative-humidity-humidifier-threshold/set")
+        #expect(humidifier["modes"]?.text == #"["normal","auto"]"#)
+        #expect(humidifier["current_humidity_topic"]?.stringValue == "\(topic)/current-relative-humidity")
+        // Its humidity is also a sensor, as in homekit_controller.
+        #expect(components.keys.contains { $0.hasPrefix("current-relative-humidity_") })
+    }
+
+    @Test func aSecuritySystemIsAnAlarmPanelWithoutCode() throws {
+        let panel = try #require(try Self.components([ServiceBlueprint(type: "security-system")])["security-system_8"])
+        let topic = "\(Self.living)/thing/security-system"
+        #expect(panel["platform"]?.stringValue == "alarm_control_panel")
+        #expect(panel["state_topic"]?.stringValue == "\(topic)/security-system-current-state")
+        #expect(panel["command_topic"]?.stringValue == "\(topic)/security-system-target-state/set")
+        #expect(panel["payload_arm_home"]?.stringValue == "0" && panel["payload_arm_away"]?.stringValue == "1"
+                && panel["payload_arm_night"]?.stringValue == "2" && panel["payload_disarm"]?.stringValue == "3")
+        #expect(panel["supported_features"]?.text == #"["arm_home","arm_away","arm_night"]"#)
+        #expect(panel["code_arm_required"] == .bool(false) && panel["code_disarm_required"] == .bool(false))
+    }
+
+    @Test func valvesAndFaucetsAreValves() throws {
+        let components = try Self.components([ServiceBlueprint(type: "valve"), ServiceBlueprint(type: "faucet")])
+        let valve = try #require(components["valve_8"])
+        #expect(valve["platform"]?.stringValue == "valve" && valve["device_class"]?.stringValue == "water")
+        #expect(valve["command_topic"]?.stringValue == "\(Self.living)/thing/valve/active/set")
+        #expect(valve["payload_open"]?.stringValue == "1" && valve["payload_close"]?.stringValue == "0")
+        #expect(components.keys.contains { $0.hasPrefix("faucet_") })
+    }
+
+    @Test func aRemotesButtonsAreEventsAndDeviceTriggersNamedByTheirLabelIndex() throws {
+        let components = try Self.components([
+            ServiceBlueprint(type: "stateless-programmable-switch", characteristics: ["service-label-index": .uint(1)]),
+            ServiceBlueprint(type: "stateless-programmable-switch", characteristics: ["service-label-index": .uint(2)]),
+        ], name: "Remote")
+        let events = components.keys.filter { $0.hasPrefix("stateless-programmable-switch_") }.sorted().compactMap { components[$0] }
+        #expect(events.count == 2)
+        #expect(Set(events.compactMap { $0["name"]?.stringValue }) == ["Button 1", "Button 2"])
+        let first = try #require(events.first)
+        #expect(first["platform"]?.stringValue == "event" && first["device_class"]?.stringValue == "button")
+        #expect(first["event_types"]?.text == #"["single_press","double_press","long_press"]"#)
+        #expect(first["value_template"]?.stringValue?.hasPrefix(#"{% if value == '0' %}{"event_type": "single_press"}"#) == true)
+        let triggers = components.keys.filter { $0.hasPrefix("button_") }.compactMap { components[$0] }
+        #expect(triggers.count == 6)
+        #expect(triggers.allSatisfy { $0["platform"]?.stringValue == "device_automation" && $0["unique_id"] == nil })
+        #expect(Set(triggers.compactMap { $0["subtype"]?.stringValue }) == ["button_1", "button_2"])
+        #expect(Set(triggers.compactMap { $0["type"]?.stringValue }) == ["button_short_press", "button_double_press", "button_long_press"])
+        let double = try #require(triggers.first { $0["type"]?.stringValue == "button_double_press" })
+        #expect(double["payload"]?.stringValue == "1" && double["automation_type"]?.stringValue == "trigger")
+    }
+
+    @Test func aCoverWithHoldPositionAndTiltStopsAndTilts() throws {
+        let blind = try #require(try Self.components([ServiceBlueprint(type: "window-covering", characteristics: [
+            "hold-position": nil, "current-horizontal-tilt-angle": nil, "target-horizontal-tilt-angle": nil])])["window-covering_8"])
+        let topic = "\(Self.living)/thing/window-covering"
+        #expect(blind["command_topic"]?.stringValue == "\(topic)/set")
+        #expect(blind["payload_stop"]?.stringValue == #"{"hold-position": true}"#)
+        #expect(blind["tilt_command_topic"]?.stringValue == "\(topic)/target-horizontal-tilt-angle/set")
+        #expect(blind["tilt_status_topic"]?.stringValue == "\(topic)/current-horizontal-tilt-angle")
+        #expect(blind["tilt_min"] == .int(-90) && blind["tilt_max"] == .int(90))
+    }
+
+    @Test func aFanWithDirectionAndSwingHasThemAndAnAirPurifierHasPresets() throws {
+        let components = try Self.components([ServiceBlueprint(type: "fanv2", characteristics: ["rotation-direction": nil, "swing-mode": nil]),
+                                              ServiceBlueprint(type: "air-purifier")])
+        let fan = try #require(components["fanv2_8"])
+        #expect(fan["direction_command_topic"]?.stringValue == "\(Self.living)/thing/fanv2/rotation-direction/set")
+        #expect(fan["direction_command_template"]?.stringValue == "{% if value == 'forward' %}0{% elif value == 'reverse' %}1{% endif %}")
+        #expect(fan["oscillation_command_topic"]?.stringValue == "\(Self.living)/thing/fanv2/swing-mode/set")
+        let purifier = try #require(components.keys.first { $0.hasPrefix("air-purifier_") }.flatMap { components[$0] })
+        #expect(purifier["platform"]?.stringValue == "fan" && purifier["preset_modes"]?.text == #"["auto","manual"]"#)
+    }
+
+    @Test func sensorsOfAirQualityCarbonDioxideAndFiltersCarryHomeAssistantsClassesAndUnits() throws {
+        let components = try Self.components([
+            ServiceBlueprint(type: "air-quality-sensor", characteristics: ["pm2-5-density": nil, "voc-density": nil]),
+            ServiceBlueprint(type: "carbon-dioxide-sensor", characteristics: ["carbon-dioxide-level": nil]),
+            ServiceBlueprint(type: "filter-maintenance", characteristics: ["filter-life-level": nil]),
+        ])
+        func entity(_ name: String) throws -> JSON { try #require(components.keys.first { $0.hasPrefix(name + "_") }.flatMap { components[$0] }, "\(name)") }
+        #expect(try entity("air-quality")["device_class"]?.stringValue == "aqi")
+        #expect(try entity("pm2-5-density")["unit_of_measurement"]?.stringValue == "µg/m³")
+        #expect(try entity("voc-density")["device_class"]?.stringValue == "volatile_organic_compounds")
+        #expect(try entity("carbon-dioxide-level")["device_class"]?.stringValue == "carbon_dioxide")
+        #expect(try entity("carbon-dioxide-level")["unit_of_measurement"]?.stringValue == "ppm")
+        #expect(try entity("filter-life-level")["unit_of_measurement"]?.stringValue == "%")
+        #expect(try entity("filter-change-indication")["device_class"]?.stringValue == "problem")
+        #expect(try entity("carbon-dioxide-level")["state_class"]?.stringValue == "measurement")
+    }
+
     @Test func everyTopicIsAValueTopicAndEveryCommandTopicAWritableOnesSet() throws {
         let bridge = try Self.accessory("sim-bridge", "Bridge", category: .bridge, services: [])
         let accessories = try [

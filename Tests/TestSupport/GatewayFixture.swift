@@ -112,11 +112,10 @@ public final class GatewayFixture: Sendable {
         return result
     }
 
-    /// Every retained topic the layout implies: its own parts, `$state`, accessories' `$meta`
-    /// and `$reachable`, and the values of readable characteristics (not momentary ones).
     /// The retained topics `layout` implies: the layout's parts, `$state`, each accessory's
-    /// `$meta` and `$reachable`, each characteristic's `$meta`, each readable value, and the
-    /// `label` of a value (as `values` has it) that the catalog names.
+    /// `$meta` and `$reachable`, each characteristic's `$meta`, each readable value, the
+    /// `label` of a value (as `values` has it) that the catalog names, and the `$color` of a
+    /// service with readable hue and saturation.
     public static func retainedTopics(of layout: [String: Any], base: String, values: [String: String]) -> Set<String> {
         var topics = LayoutAssembly.topics(of: layout, base: base).union(["\(base)/$state"])
         for home in layout["homes"] as? [[String: Any]] ?? [] {
@@ -125,6 +124,11 @@ public final class GatewayFixture: Sendable {
                 topics.insert("\(topic)/$meta")
                 topics.insert("\(topic)/$reachable")
                 for service in accessory["services"] as? [[String: Any]] ?? [] {
+                    let readable = (service["characteristics"] as? [[String: Any]] ?? []).filter { ($0["perms"] as? [String])?.contains("pr") == true }
+                        .compactMap { $0["type"] as? String }
+                    if readable.contains("hue"), readable.contains("saturation"), let serviceTopic = service["topic"] as? String {
+                        topics.insert("\(serviceTopic)/$color")
+                    }
                     for characteristic in service["characteristics"] as? [[String: Any]] ?? [] {
                         guard let topic = characteristic["topic"] as? String else { continue }
                         topics.insert("\(topic)/$meta")
