@@ -137,6 +137,13 @@ let package = Package(
             dependencies: ["MQTT", "HAP", "Harness"],
             path: "Sources/homegate-bench"
         ),
+        // The long run (scripts/soak): the gateway under mixed load, memory, descriptors, threads
+        // and acknowledgement latency over time, every command acknowledged exactly once.
+        .executableTarget(
+            name: "homegate-soak",
+            dependencies: ["MQTT", "Harness"],
+            path: "Sources/homegate-soak"
+        ),
         // What the benchmarks and the tests launch and drive: a real Mosquitto on a free port, the
         // homegate binary, HAP-python peers, child processes, a recording MQTT client.
         .target(

@@ -102,6 +102,9 @@ public actor Gateway {
     /// Writes asked for by the caller, done once the first synchronisation was handed to the broker.
     var afterFirstSync: [(String, @Sendable (HomeStore) throws(StoreError) -> Void)] = []
     var hasSynchronised = false
+    /// Whether the engine's subscriptions are in place (``waitUntilSubscribed()``).
+    private var isSubscribed = false
+    private var subscriptionWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
     let logger: Logger
     let base: String
 
@@ -186,6 +189,7 @@ public actor Gateway {
         try await adoptDeviceStructure()
         logger.debug("devices' structure adopted in \(started.duration(to: .now)), \(Self.residentMemory)")
         try await bus.subscribe(subscriptions)
+        markSubscribed()
         defer { storeWriter.drain() } // what was asked to be stored is stored, even on the way out
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await self.storeWriter.run() }
@@ -206,6 +210,32 @@ public actor Gateway {
             defer { group.cancelAll() }
             try await group.next()
         }
+    }
+
+    /// Returns once the engine has subscribed to its topics: from then on a command sent to the
+    /// broker reaches it, so `<base>/$state` = `online` waits for this (a command sent on seeing
+    /// `online` at the first start would otherwise find no subscription and be lost).
+    /// Cancelling the waiting task ends the wait too.
+    public func waitUntilSubscribed() async {
+        guard !isSubscribed else { return }
+        let id = UUID()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                if isSubscribed || Task.isCancelled { continuation.resume() } else { subscriptionWaiters[id] = continuation }
+            }
+        } onCancel: {
+            Task { await self.endWait(id) }
+        }
+    }
+
+    private func endWait(_ id: UUID) {
+        subscriptionWaiters.removeValue(forKey: id)?.resume()
+    }
+
+    private func markSubscribed() {
+        isSubscribed = true
+        for waiter in subscriptionWaiters.values { waiter.resume() }
+        subscriptionWaiters.removeAll()
     }
 
     /// Writes `write` to the store once the first synchronisation was handed to the broker (the

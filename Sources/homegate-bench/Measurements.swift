@@ -2,26 +2,6 @@ import Foundation
 import MQTT
 import Harness
 
-/// Latency figures of one series, in microseconds.
-struct Latencies: Codable {
-    let count: Int
-    let p50: Double
-    let p90: Double
-    let p99: Double
-
-    init(_ durations: [Duration]) {
-        let sorted = durations.map { Double($0.components.seconds) * 1e6 + Double($0.components.attoseconds) / 1e12 }.sorted()
-        func percentile(_ fraction: Double) -> Double {
-            guard !sorted.isEmpty else { return 0 }
-            let index = min(sorted.count - 1, max(0, Int((Double(sorted.count) * fraction).rounded(.up)) - 1))
-            return (sorted[index] * 10).rounded() / 10
-        }
-        count = sorted.count
-        p50 = percentile(0.5)
-        p90 = percentile(0.9)
-        p99 = percentile(0.99)
-    }
-}
 
 /// The measurements; each uses its own clients against a broker the harness started.
 enum Measure {

@@ -139,7 +139,7 @@ struct RunCommand: AsyncParsableCommand {
         // In the order they start; a graceful shutdown stops them in the reverse order, so the
         // broker connection goes last and publishes `offline` after everything else stopped.
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
-            .init(service: MQTTService(client: client, baseTopic: file.baseTopic, logger: logger)),
+            .init(service: MQTTService(client: client, baseTopic: file.baseTopic, logger: logger, ready: { await engine.waitUntilSubscribed() })),
             .init(service: PartService("simulator", logger: logger) { try await simulator.run() }),
             .init(service: PartService("HAP devices", logger: logger) { await hapDriver.run() }),
             .init(service: PartService("engine", logger: logger) { try await engine.run() }),

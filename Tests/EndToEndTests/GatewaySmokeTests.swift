@@ -1,4 +1,5 @@
 import Foundation
+import MQTT
 import Testing
 import TestSupport
 
@@ -59,5 +60,33 @@ struct GatewayReloadTests {
         #expect(second["retained"] as? Bool == true && second["ok"] as? Bool == true, "\(second)")
         #expect(try await fixture.retained()["homegate/demo-home/living-room/floor-lamp/lightbulb/brightness"] == "70")
         try await fixture.stop()
+    }
+}
+
+/// `online` means commands reach the engine.
+@Suite("online means ready")
+struct OnlineMeansReadyTests {
+    @Test("a set sent the moment $state says online, at a first start (no session kept yet), is acknowledged", arguments: 1...4)
+    func aSetSentOnOnlineIsAcknowledged(_ attempt: Int) async throws {
+        let broker = try await Mosquitto.start()
+        let folder = try TemporaryDirectory.make(prefix: "online-ready")
+        let client = try await TestClient.connect(TestClient.configuration(broker.url, id: "eager"))
+        try await client.subscribe("homegate/$state")
+        try await client.subscribe("eager/replies")
+        let configFile = folder.appendingPathComponent("homegate.yml").path
+        try GatewayFixture.demoText().write(toFile: configFile, atomically: true, encoding: .utf8)
+        let gateway = try HomeGateProcess(["run", "--config", configFile, "--mqtt-url", broker.url.description,
+                                           "--data-dir", folder.appendingPathComponent("data").path])
+        _ = try await client.inbox.first(on: "homegate/$state", payload: "online", timeout: .seconds(20))
+        var properties = Message.Properties()
+        properties.responseTopic = try TopicName("eager/replies")
+        properties.correlationData = Array("attempt \(attempt)".utf8)
+        try await client.publish("homegate/demo-home/living-room/floor-lamp/lightbulb/brightness/set", "77", properties: properties)
+        let reply = try await client.inbox.first(on: "eager/replies", timeout: .seconds(10))
+        #expect(reply.payloadString.contains("\"ok\":true"))
+        gateway.signal(SIGTERM)
+        _ = try await gateway.waitForExit()
+        await client.stop()
+        await broker.stop()
     }
 }

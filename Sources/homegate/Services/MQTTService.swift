@@ -3,7 +3,7 @@ import MQTT
 import ServiceLifecycle
 
 /// The broker connection as a service: connects and reconnects (``MQTT/Client/run()``), publishes
-/// `<base>/$state` = `online` after every connect, and on graceful shutdown, which reaches it last,
+/// `<base>/$state` = `online` after every connect once the engine has subscribed (`ready`), and on graceful shutdown, which reaches it last,
 /// publishes `offline` itself and disconnects cleanly. A broker that refuses the gateway for good
 /// ends it with the client's error.
 struct MQTTService: Service, CustomStringConvertible {
@@ -13,12 +13,15 @@ struct MQTTService: Service, CustomStringConvertible {
     let client: MQTT.Client
     let baseTopic: TopicName
     let logger: Logger
+    /// Returns once a command sent to the broker reaches the engine: the first `online` waits for it.
+    let ready: @Sendable () async -> Void
     private let announcer: OnlineAnnouncer
 
-    init(client: MQTT.Client, baseTopic: TopicName, logger: Logger) {
+    init(client: MQTT.Client, baseTopic: TopicName, logger: Logger, ready: @escaping @Sendable () async -> Void) {
         self.client = client
         self.baseTopic = baseTopic
         self.logger = logger
+        self.ready = ready
         self.announcer = OnlineAnnouncer(client: client, topic: Self.stateTopic(baseTopic), logger: logger)
     }
 
@@ -50,6 +53,8 @@ struct MQTTService: Service, CustomStringConvertible {
     }
 
     private func announceOnlineAfterEveryConnect() async {
+        await ready()
+        // The stream starts with `.connected` when the client is connected already.
         for await event in client.connectionEvents() {
             guard case .connected = event else { continue }
             await announcer.announceOnline()
