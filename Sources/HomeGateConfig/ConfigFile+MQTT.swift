@@ -27,7 +27,10 @@ enum MQTTSection {
     static func read(_ node: ConfigNode?, file: String, baseTopic: TopicName, urlOverride: BrokerURL?, environment: [String: String]) throws(ConfigError) -> MQTT.Configuration {
         var configuration = try node.map { node throws(ConfigError) in try read(node, baseTopic: baseTopic, environment: environment) }
             ?? defaults(baseTopic: baseTopic, file: file)
-        if let urlOverride { configuration.url = urlOverride }
+        if let urlOverride {
+            configuration.url = urlOverride
+            configuration.fallbackURLs = []
+        }
         do {
             try configuration.validate()
         } catch {
@@ -40,12 +43,20 @@ enum MQTTSection {
         let entries = try node.mapping(allowed: keys)
         var configuration = defaults(baseTopic: baseTopic, file: node.file)
         if let urlNode = entries["url"] {
-            let text = try urlNode.nonEmptyString()
-            do {
-                configuration.url = try BrokerURL(parsing: text)
-            } catch {
-                throw urlNode.error(error.reason)
+            // One broker, or a list: the nodes of a cluster, tried in order.
+            let nodes = urlNode.isSequence ? try urlNode.sequence() : [urlNode]
+            guard !nodes.isEmpty else { throw urlNode.error("the list of brokers is empty") }
+            var urls: [BrokerURL] = []
+            for node in nodes {
+                let text = try node.nonEmptyString()
+                do {
+                    urls.append(try BrokerURL(parsing: text))
+                } catch {
+                    throw node.error(error.reason)
+                }
             }
+            configuration.url = urls[0]
+            configuration.fallbackURLs = Array(urls.dropFirst())
         }
         if let id = entries["client_id"] { configuration.clientID = try id.nonEmptyString() }
         if let user = entries["username"] { configuration.username = try user.nonEmptyString() }

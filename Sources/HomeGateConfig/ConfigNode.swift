@@ -61,6 +61,12 @@ public struct ConfigNode {
         return entries
     }
 
+    /// Whether the node is a list.
+    public var isSequence: Bool {
+        if case .sequence = node { return true }
+        return false
+    }
+
     /// The node's items, when it is a sequence.
     public func sequence() throws(ConfigError) -> [ConfigNode] {
         guard case .sequence(let sequence) = node else { throw error("expected a list, got \(kind)") }

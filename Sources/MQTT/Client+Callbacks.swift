@@ -70,7 +70,7 @@ extension Client {
                 state.withLock { $0.acknowledgements[mid] = .abandoned(.subscription) }
             }
         }
-        logger.info("connected to the MQTT broker at \(configuration.url) (MQTT \(configuration.protocolVersion.rawValue), client id \(configuration.clientID))")
+        logger.info("connected to the MQTT broker at \(currentURL) (MQTT \(configuration.protocolVersion.rawValue), client id \(configuration.clientID))")
         state.withLock { state in
             state.connectionAnnounced = true
             state.emit(.connected(sessionPresent: sessionPresent))
@@ -85,7 +85,7 @@ extension Client {
         }
         let error = ClientError(.refused(code: code, reason: reason))
         state.withLock { $0.fatalError = error }
-        var message = "the MQTT broker at \(configuration.url) refused the connection: \(reason)"
+        var message = "the MQTT broker at \(currentURL) refused the connection: \(reason)"
         if error.isAuthenticationFailure {
             message += configuration.effectiveUsername.map { " (user \"\($0)\"); check the user name and password" }
                 ?? " (no user name was given); check the broker's credentials"

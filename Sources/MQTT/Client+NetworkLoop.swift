@@ -10,15 +10,31 @@ extension Client {
 
     /// The body of the network thread: connect, serve the connection, wait, reconnect, until a
     /// stop is requested or the broker refuses us for good.
+    ///
+    /// With a list of brokers, an attempt that fails moves on to the next broker at once; the
+    /// backoff waits only after the whole list failed, and after a lost connection the list is
+    /// tried again from the first.
     func networkLoop() {
         var backoff = configuration.backoff
+        let urls = configuration.urls
+        var index = 0
         while !stopRequested {
-            let outcome = connectAndServe()
+            let url = urls[index]
+            let outcome = connectAndServe(url)
             if stopRequested || fatalError != nil { break }
-            if outcome.stage == .served { backoff.reset() }
+            if outcome.stage == .served {
+                backoff.reset()
+                index = 0
+            } else if index + 1 < urls.count {
+                logger.warning("cannot reach the MQTT broker at \(url): \(describeDisconnect(outcome)); trying \(urls[index + 1])")
+                index += 1
+                continue
+            } else {
+                index = 0
+            }
             let reason = describeDisconnect(outcome)
             let delay = backoff.nextDelay()
-            logDisconnect(reason: reason, outcome: outcome, delay: delay, attempt: backoff.attempts)
+            logDisconnect(url: url, reason: reason, outcome: outcome, delay: delay, attempt: backoff.attempts)
             state.withLock { state in
                 state.emit(.disconnected(reason: reason))
                 state.emit(.reconnecting(delay: delay, attempt: backoff.attempts + 1))
@@ -47,8 +63,7 @@ extension Client {
     }
 
     /// Opens a connection and runs libmosquitto's loop on it until it ends.
-    private func connectAndServe() -> ConnectionOutcome {
-        let url = configuration.url
+    private func connectAndServe(_ url: BrokerURL) -> ConnectionOutcome {
         let properties = connectProperties()
         defer { properties.free() }
         let keepAlive = Int32(configuration.keepAlive.components.seconds)
@@ -57,6 +72,7 @@ extension Client {
         let proceed = state.withLock { state -> Bool in
             guard state.stopRequestedAt == nil else { return false }
             state.isConnecting = true
+            state.currentURL = url
             return true
         }
         guard proceed else { return ConnectionOutcome(stage: .connectFailed, code: MOSQ_ERR_NO_CONN.rawValue, errno: 0) }
@@ -126,12 +142,12 @@ extension Client {
         return reason
     }
 
-    private func logDisconnect(reason: String, outcome: ConnectionOutcome, delay: Duration, attempt: Int) {
-        let url = configuration.url
+    private func logDisconnect(url: BrokerURL, reason: String, outcome: ConnectionOutcome, delay: Duration, attempt: Int) {
         let wait = Library.format(delay)
         switch outcome.stage {
         case .connectFailed:
-            logger.warning("cannot reach the MQTT broker at \(url): \(reason); retrying in \(wait) (attempt \(attempt + 1))")
+            let which = configuration.fallbackURLs.isEmpty ? "the MQTT broker at \(url)" : "any of the MQTT brokers (\(configuration.urls.map(\.description).joined(separator: ", ")))"
+            logger.warning("cannot reach \(which): \(reason); retrying in \(wait) (attempt \(attempt + 1))")
         case .endedBeforeAccepted:
             logger.warning("the MQTT broker at \(url) closed the connection before accepting it: \(reason); retrying in \(wait)")
         case .served:

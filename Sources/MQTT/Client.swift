@@ -64,6 +64,9 @@ public final class Client: Sendable {
         }
     }
 
+    /// The broker of the current (or last) connection attempt.
+    var currentURL: BrokerURL { state.withLock { $0.currentURL } ?? configuration.url }
+
     deinit {
         mosquitto_destroy(handle.pointer)
         messageSink.finish()
@@ -318,7 +321,7 @@ public final class Client: Sendable {
         // packets): the stop does not wait for it. The run ends now; the thread, which keeps the
         // client alive, ends the attempt's connection (if it opens) when the attempt returns.
         if connecting {
-            logger.notice("stopping while a connection attempt to \(configuration.url) is under way; not waiting for it")
+            logger.notice("stopping while a connection attempt to \(currentURL) is under way; not waiting for it")
             finish()
         }
     }
@@ -421,6 +424,8 @@ extension Client {
         var droppedMessages = 0
         /// The network thread is inside libmosquitto's blocking connect (name lookup, TCP).
         var isConnecting = false
+        /// The broker of the current (or last) connection attempt.
+        var currentURL: BrokerURL?
         /// ``run()`` has been finished (streams ended, calls failed, completion resumed).
         var finished = false
 

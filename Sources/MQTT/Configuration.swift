@@ -6,8 +6,12 @@ import Foundation
 /// an `mqtt://` URL, a certificate without its key, a keep-alive out of range) is refused there
 /// with a ``ConfigurationError`` that says what is wrong.
 public struct Configuration: Sendable {
-    /// Where the broker is.
+    /// Where the broker is: the first one tried.
     public var url: BrokerURL
+    /// Other brokers (the other nodes of a cluster), tried in order when the ones before them
+    /// cannot be reached; after a lost connection the list is tried again from ``url``. They share
+    /// the credentials and TLS settings, so they use ``url``'s scheme and user name.
+    public var fallbackURLs: [BrokerURL] = []
     /// The MQTT client identifier. Brokers disconnect an older client that uses the same one.
     public var clientID: String
     /// The user name; when nil, the one in the URL, if any.
@@ -61,6 +65,9 @@ public struct Configuration: Sendable {
         self.incomingBufferLimit = incomingBufferLimit
     }
 
+    /// Every broker, in the order they are tried.
+    public var urls: [BrokerURL] { [url] + fallbackURLs }
+
     /// The user name actually sent: ``username``, else the URL's.
     public var effectiveUsername: String? { username ?? url.username }
 
@@ -92,6 +99,14 @@ public struct Configuration: Sendable {
         let seconds = keepAlive.components.seconds
         if seconds != 0 && !(5...65_535).contains(seconds) {
             throw ConfigurationError("keep-alive must be 0 (off) or 5 to 65535 seconds, got \(seconds)")
+        }
+        for other in fallbackURLs {
+            guard other.usesTLS == url.usesTLS else {
+                throw ConfigurationError("every broker in the list must use the same scheme: \(url) and \(other) differ")
+            }
+            guard other.username == url.username else {
+                throw ConfigurationError("every broker in the list must have the same user name: \(url) and \(other) differ")
+            }
         }
         if !tls.isEmpty && !url.usesTLS {
             throw ConfigurationError("TLS files are set but the broker URL \(url) is not mqtts://")

@@ -155,6 +155,24 @@ struct ConfigFileTests {
         }
     }
 
+    @Test("mqtt.url takes a list of brokers, tried in order; a list must share one scheme and one user, and may not be empty")
+    func brokerList() throws {
+        let config = try ConfigFile.parse("mqtt:\n  url: [mqtt://node-a:1883, mqtt://node-b:1883, mqtt://node-c]\n", file: file)
+        #expect(config.mqtt.urls.map(\.description) == ["mqtt://node-a:1883", "mqtt://node-b:1883", "mqtt://node-c:1883"])
+        func problem(_ text: String) -> String {
+            do {
+                _ = try ConfigFile.parse(text, file: file)
+                return "accepted"
+            } catch {
+                return error.description
+            }
+        }
+        #expect(problem("mqtt:\n  url: [mqtt://a, mqtts://b]\n")
+                == "/etc/homegate/homegate.yml:2: mqtt: every broker in the list must use the same scheme: mqtt://a:1883 and mqtts://b:8883 differ")
+        #expect(problem("mqtt:\n  url: [mqtt://a, http://b]\n").hasPrefix("/etc/homegate/homegate.yml:2: mqtt.url[1]: "))
+        #expect(problem("mqtt:\n  url: []\n") == "/etc/homegate/homegate.yml:2: mqtt.url: the list of brokers is empty")
+    }
+
     @Test("command-line overrides apply before the checks")
     func overrides() throws {
         let text = "mqtt:\n  password_env: HG_PW\n"
