@@ -1,0 +1,89 @@
+import Foundation
+import MQTT
+import Testing
+import TestSupport
+
+/// The gateway on a second broker implementation: ejabberd's MQTT service as a two-node cluster,
+/// the gateway on node A (with node B next in `mqtt.url`), clients on node B.
+@Suite("ejabberd cluster")
+struct EjabberdClusterTests {
+    static let lamp = "homegate/demo-home/living-room/floor-lamp/lightbulb/brightness"
+
+    static func client(_ node: EjabberdCluster.Node, id: String) async throws -> TestClient {
+        var configuration = TestClient.configuration(node.url, id: id)
+        // ejabberd wants a user name and a password; its anonymous login takes any.
+        configuration.username = id
+        configuration.password = Secret("any")
+        return try await TestClient.connect(configuration)
+    }
+
+    /// A set acknowledged exactly once (see BrokerFailoverTests).
+    static func setExactlyOnce(_ client: TestClient, value: Int) async throws {
+        func send(_ tag: String, _ value: Int) async throws {
+            var properties = Message.Properties()
+            properties.responseTopic = try TopicName("cluster/replies")
+            properties.correlationData = Array(tag.utf8)
+            try await client.publish("\(lamp)/set", "\(value)", qos: .exactlyOnce, properties: properties)
+        }
+        try await send("first-\(value)", value)
+        let first = try await client.inbox.first(timeout: .seconds(20)) { $0.properties.correlationData == Array("first-\(value)".utf8) }
+        #expect(first.payloadString.contains("\"ok\":true"), "\(first.payloadString)")
+        try await send("second-\(value)", value + 1)
+        _ = try await client.inbox.first(timeout: .seconds(20)) { $0.properties.correlationData == Array("second-\(value)".utf8) }
+        #expect(client.inbox.all.filter { $0.properties.correlationData == Array("first-\(value)".utf8) }.count == 1)
+    }
+
+    static func startGateway(_ cluster: EjabberdCluster, folder: URL) throws -> HomeGateProcess {
+        let passwordFile = folder.appendingPathComponent("password").path
+        try "any\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
+        chmod(passwordFile, 0o600)
+        let urls = cluster.nodes.map { "mqtt://127.0.0.1:\($0.port)" }.joined(separator: ", ")
+        let config = try GatewayFixture.demoText().replacingOccurrences(of: "url: mqtt://127.0.0.1:1883",
+                                                                      with: "url: [\(urls)]\n  username: homegate\n  password_file: \(passwordFile)")
+        let configFile = folder.appendingPathComponent("homegate.yml").path
+        try config.write(toFile: configFile, atomically: true, encoding: .utf8)
+        return try HomeGateProcess(["run", "--config", configFile, "--data-dir", folder.appendingPathComponent("data").path])
+    }
+
+    @Test("gateway on node A, clients on node B: sets, response topics and the will cross the cluster; node A stops: the gateway moves to B, which then holds its retained topics; no set is acknowledged twice")
+    func clusterAndFailover() async throws {
+        let cluster = try await EjabberdCluster.start()
+        let (nodeA, nodeB) = (cluster.nodes[0], cluster.nodes[1])
+        let folder = try TemporaryDirectory.make(prefix: "ejabberd-gateway")
+        let onB = try await Self.client(nodeB, id: "client-b")
+        try await onB.subscribe("homegate/$state")
+        try await onB.subscribe("cluster/replies", qos: .exactlyOnce)
+
+        // The gateway on A; its online, its acknowledgements (response topic on B) reach B.
+        var gateway = try Self.startGateway(cluster, folder: folder)
+        _ = try await gateway.waitForOutput(containing: "connected to the MQTT broker at mqtt://127.0.0.1:\(nodeA.port)")
+        _ = try await onB.inbox.first(on: "homegate/$state", payload: "online", timeout: .seconds(20))
+        try await Self.setExactlyOnce(onB, value: 20)
+
+        // The will: the gateway dies on A, B's client is told.
+        gateway.signal(SIGKILL)
+        _ = try await gateway.waitForExit()
+        _ = try await onB.inbox.first(on: "homegate/$state", payload: "offline", timeout: .seconds(20))
+        let onlineBefore = onB.inbox.all.filter { $0.topic.string == "homegate/$state" && $0.payloadString == "online" }.count
+        gateway = try Self.startGateway(cluster, folder: folder)
+        _ = try await onB.inbox.wait(timeout: .seconds(20), for: "online again") { messages in
+            messages.filter { $0.topic.string == "homegate/$state" && $0.payloadString == "online" }.count > onlineBefore ? true : nil
+        }
+
+        // Node A stops: the gateway moves to B and makes B hold what it asserts.
+        try await cluster.stop(nodeA)
+        _ = try await gateway.waitForOutput(containing: "connected to the MQTT broker at mqtt://127.0.0.1:\(nodeB.port)", timeout: .seconds(60))
+        _ = try await gateway.waitForOutput(containing: "synchronised with the broker: 88 retained topics, 88 published", timeout: .seconds(30))
+        let fresh = try await Self.client(nodeB, id: "reader-b")
+        try await fresh.subscribe(Self.lamp, retainAsPublished: true)
+        let value = try await fresh.inbox.first(on: Self.lamp, timeout: .seconds(20))
+        // The restarted gateway's simulated lamp started again from the configuration's 40.
+        #expect(value.retain && value.payloadString == "40", "\(value.payloadString)")
+        await fresh.stop()
+        try await Self.setExactlyOnce(onB, value: 70)
+        gateway.signal(SIGTERM)
+        #expect(try await gateway.waitForExit() == 0)
+        await onB.stop()
+        await cluster.stop()
+    }
+}
