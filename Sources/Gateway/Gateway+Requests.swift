@@ -71,10 +71,17 @@ extension Gateway {
     private func answer(with request: @Sendable (isolated Gateway) async throws -> [String: JSON],
                         respond: @Sendable (isolated Gateway, [String: JSON]) -> Void) async {
         do {
+            let mark = storeWriter.asked
             let data = try await request(self)
             // A change is answered once it is in the store: an acknowledged change survives a
-            // crash or a power cut right after.
+            // crash or a power cut right after. One the store could not take (a full disk) is
+            // in effect, but said so: it is lost at the next start unless a later write stores it.
             await storeWriter.flush()
+            if let failure = storeWriter.failure(after: mark) {
+                respond(self, ["ok": false, "error": "store-failed", "data": .object(data),
+                               "message": .string("the change is in effect but not stored, so a restart would undo it: \(failure)")])
+                return
+            }
             respond(self, ["ok": true, "data": .object(data)])
         } catch let error as RequestError {
             var answer: [String: JSON] = ["ok": false, "error": .string(error.code), "message": .string(error.message)]

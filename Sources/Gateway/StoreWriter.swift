@@ -18,6 +18,8 @@ final class StoreWriter: Sendable {
         var asked = 0
         var written = 0
         var layoutFailed = false
+        /// The most recent failed writes, by number, with what the log said (the last 100).
+        var failures: [(number: Int, message: String)] = []
         var waiters: [(number: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
@@ -64,6 +66,14 @@ final class StoreWriter: Sendable {
                 await arrivals.wait(unlessRungAfter: generation)
             }
         }
+    }
+
+    /// How many writes were asked for so far: a mark for ``failure(after:)``.
+    var asked: Int { state.withLock { $0.asked } }
+
+    /// The first write asked for after `mark` that failed, in words, if one did.
+    func failure(after mark: Int) -> String? {
+        state.withLock { state in state.failures.first { $0.number > mark }?.message }
     }
 
     /// Waits until every write asked for before this call is done.
@@ -117,6 +127,10 @@ final class StoreWriter: Sendable {
                 try item.write(store)
             } catch {
                 logger.error("could not \(item.what): \(error)")
+                state.withLock { state in
+                    state.failures.append((item.number, "could not \(item.what): \(error)"))
+                    if state.failures.count > 100 { state.failures.removeFirst() }
+                }
             }
         }
         let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// Why the store could not do what was asked. Its description names the file, what was being
@@ -43,9 +44,28 @@ public struct StoreError: Error, CustomStringConvertible {
             return "\(path): cannot \(operation): the file is damaged or is not an SQLite database (\(cause))"
         case .newerSchema:
             return "\(path): cannot \(operation): a newer HomeGate has changed the database (\(cause)); run that version or a later one"
-        case .directory, .open, .migration, .read, .write, .invalidData:
+        case .directory, .open, .migration, .write:
+            return "\(path): cannot \(operation): \(cause)\(Self.fileSystemHint(for: self.path))"
+        case .read, .invalidData:
             return "\(path): cannot \(operation): \(cause)"
         }
+    }
+
+    /// What the file system says about a failed write, in words SQLite's errors do not have:
+    /// `; the file system is read-only`, `; the file system is full (12 KiB free)`. Empty when
+    /// it says nothing of note.
+    static func fileSystemHint(for path: String) -> String {
+        guard path != ":memory:" else { return "" }
+        var isDirectory: ObjCBool = false
+        let directory = FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+            ? path : (path as NSString).deletingLastPathComponent
+        var stats = statvfs()
+        guard statvfs(directory, &stats) == 0 else { return "" }
+        if stats.f_flag & UInt(ST_RDONLY) != 0 { return "; the file system of \(directory) is read-only" }
+        if access(directory, W_OK) != 0 { return "; \(directory) is not writable (\(String(cString: strerror(errno))))" }
+        let free = UInt64(stats.f_bavail) * UInt64(stats.f_frsize)
+        if free < 256 * 1024 { return "; the file system of \(directory) is full (\(free / 1024) KiB free)" }
+        return ""
     }
 }
 
