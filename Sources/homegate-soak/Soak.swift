@@ -138,11 +138,12 @@ final class SoakRun: @unchecked Sendable {
         var properties = Message.Properties()
         properties.responseTopic = try? TopicName(Self.replies)
         properties.correlationData = Array("\(id)".utf8)
+        // Counted as sent before it is: the acknowledgement may come back before send returns.
+        ledger.sent(id, topic: topic)
         do {
             try client.send(Message(topic: TopicName(topic), payload: Array(payload.utf8), qos: .exactlyOnce, properties: properties))
-            ledger.sent(id, topic: topic)
         } catch {
-            ledger.notSent()
+            ledger.notSent(id)
         }
     }
 

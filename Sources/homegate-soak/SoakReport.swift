@@ -38,8 +38,13 @@ final class AckLedger: @unchecked Sendable {
         }
     }
 
-    func notSent() {
-        lock.withLock { totals.notSent += 1 }
+    func notSent(_ id: Int) {
+        lock.withLock {
+            sentAt[id] = nil
+            topics[id] = nil
+            totals.sent -= 1
+            totals.notSent += 1
+        }
     }
 
     func acknowledged(_ id: Int, ok: Bool) {
