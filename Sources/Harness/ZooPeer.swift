@@ -127,6 +127,11 @@ public final class ZooPeer: @unchecked Sendable {
         try await control("{\"command\": \"unknown-event\"}")
     }
 
+    /// Sends `count` EVENTs (values 0 to count - 1) of one characteristic as fast as it can.
+    public func eventFlood(aid: Int, iid: Int, count: Int) async throws {
+        try await control("{\"command\": \"event-flood\", \"aid\": \(aid), \"iid\": \(iid), \"count\": \(count)}")
+    }
+
     /// Sends one control line and waits for its answer, the next `done` or `error` line.
     private func control(_ line: String) async throws {
         let answered = Self.answers(in: process.output.value).count

@@ -9,23 +9,6 @@ import TestSupport
 struct BrokerFailoverTests {
     static let lamp = "homegate/demo-home/living-room/floor-lamp/lightbulb/brightness"
 
-    /// A set with its own correlation data, answered exactly once: the acknowledgement of a
-    /// second set, sent after the first was answered, comes after any copy of the first would.
-    static func setExactlyOnce(_ client: TestClient, value: Int) async throws {
-        func send(_ tag: String, _ value: Int) async throws {
-            var properties = Message.Properties()
-            properties.responseTopic = try TopicName("failover/replies")
-            properties.correlationData = Array(tag.utf8)
-            try await client.publish("\(lamp)/set", "\(value)", qos: .exactlyOnce, properties: properties)
-        }
-        try await send("first-\(value)", value)
-        let first = try await client.inbox.first(timeout: .seconds(20)) { $0.properties.correlationData == Array("first-\(value)".utf8) }
-        #expect(first.payloadString.contains("\"ok\":true"), "\(first.payloadString)")
-        try await send("second-\(value)", value + 1)
-        _ = try await client.inbox.first(timeout: .seconds(20)) { $0.properties.correlationData == Array("second-\(value)".utf8) }
-        #expect(client.inbox.all.filter { $0.properties.correlationData == Array("first-\(value)".utf8) }.count == 1)
-    }
-
     /// A fresh client on `broker` finds `topic` retained with `payload`.
     static func retained(_ topic: String, _ payload: String, on broker: Mosquitto) async throws {
         let reader = try await TestClient.connect(TestClient.configuration(broker.url, id: "reader"))
@@ -56,7 +39,7 @@ struct BrokerFailoverTests {
         try await onB.subscribe("failover/replies", qos: .exactlyOnce)
         try await Self.retained("homegate/$state", "online", on: nodeB)
         try await Self.retained(Self.lamp, "40", on: nodeB)
-        try await Self.setExactlyOnce(onB, value: 61)
+        try await onB.setExactlyOnce(Self.lamp, value: 61, replies: "failover/replies")
         try await Self.retained(Self.lamp, "62", on: nodeB)
         await onB.stop()
 
@@ -67,7 +50,7 @@ struct BrokerFailoverTests {
         let onA = try await TestClient.connect(TestClient.configuration(nodeA.url, id: "client-a"))
         try await onA.subscribe("failover/replies", qos: .exactlyOnce)
         try await Self.retained(Self.lamp, "62", on: nodeA)
-        try await Self.setExactlyOnce(onA, value: 30)
+        try await onA.setExactlyOnce(Self.lamp, value: 30, replies: "failover/replies")
         await onA.stop()
         gateway.signal(SIGTERM)
         #expect(try await gateway.waitForExit() == 0)

@@ -191,6 +191,37 @@ import TestSupport
         try await fixture.stop()
     }
 
+    @Test("an EVENT storm (20,000 changes of Eve's power at once): the last value is published, another device is driven meanwhile, memory stays bounded")
+    func anEventStormIsContained() async throws {
+        let lamp = try await HAPPeer.start(temperatureInterval: 0)
+        defer { Task { await lamp.stop() } }
+        let eve = try await ZooPeer.start(database: "eve_energy")
+        defer { Task { await eve.stop() } }
+        let folder = try TemporaryDirectory.make(prefix: "zoo-storm")
+        _ = try await HAPEndToEndTests.pair(lamp, folder: folder)
+        _ = try await HAPEndToEndTests.pair(host: eve.host, port: eve.port, code: eve.pincode, folder: folder)
+        let fixture = try await GatewayFixture.start(config: Self.config, folder: folder)
+        let entries = try await Self.entries(fixture, database: "eve_energy", deviceID: eve.deviceID)
+        let power = try #require(entries.first { $0.aid == 1 && ($0.layout["iid"] as? Int) == 34 }?.topic)
+        _ = try await eve.waitForLine { $0.contains(#""event": "subscribed""#) && $0.contains(#""iid": 34"#) }
+        let results = try await TestClient.connect(TestClient.configuration(fixture.broker.url, id: "storm-results"))
+        try await results.subscribe("\(HAPEndToEndTests.lampOn)/set/result")
+
+        try await eve.eventFlood(aid: 1, iid: 34, count: 20_000)
+        for round in 0..<4 {
+            let acks = results.inbox.all.count
+            try await HAPEndToEndTests.mosquittoPub(fixture.broker, "\(HAPEndToEndTests.lampOn)/set", round % 2 == 0 ? "true" : "false")
+            let ack = try GatewayFixture.decode(try await Self.next(results, after: acks, timeout: .seconds(30)) { $0.topic.string.hasSuffix("/set/result") }.payload)
+            #expect(ack["ok"] as? Bool == true, "during the storm: \(ack)")
+        }
+        _ = try await fixture.watcher.inbox.first(timeout: .seconds(60)) { $0.topic.string == power && $0.payloadString == "19999" }
+        let status = try String(contentsOfFile: "/proc/\(fixture.gateway.child.pid)/status", encoding: .utf8)
+        let kilobytes = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }?.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap { Int($0) } ?? 0
+        #expect(kilobytes > 0 && kilobytes < 200_000, "resident \(kilobytes) kB after the storm")
+        await results.stop()
+        try await fixture.stop()
+    }
+
     /// The first message received after the first `count` that matches.
     static func next(_ client: TestClient, after count: Int, timeout: Duration = .seconds(20), where predicate: @escaping @Sendable (Message) -> Bool) async throws -> Message {
         try await client.inbox.wait(timeout: timeout, for: "a matching message") { messages in

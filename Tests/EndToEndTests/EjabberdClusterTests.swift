@@ -17,22 +17,6 @@ struct EjabberdClusterTests {
         return try await TestClient.connect(configuration)
     }
 
-    /// A set acknowledged exactly once (see BrokerFailoverTests).
-    static func setExactlyOnce(_ client: TestClient, value: Int) async throws {
-        func send(_ tag: String, _ value: Int) async throws {
-            var properties = Message.Properties()
-            properties.responseTopic = try TopicName("cluster/replies")
-            properties.correlationData = Array(tag.utf8)
-            try await client.publish("\(lamp)/set", "\(value)", qos: .exactlyOnce, properties: properties)
-        }
-        try await send("first-\(value)", value)
-        let first = try await client.inbox.first(timeout: .seconds(20)) { $0.properties.correlationData == Array("first-\(value)".utf8) }
-        #expect(first.payloadString.contains("\"ok\":true"), "\(first.payloadString)")
-        try await send("second-\(value)", value + 1)
-        _ = try await client.inbox.first(timeout: .seconds(20)) { $0.properties.correlationData == Array("second-\(value)".utf8) }
-        #expect(client.inbox.all.filter { $0.properties.correlationData == Array("first-\(value)".utf8) }.count == 1)
-    }
-
     static func startGateway(_ cluster: EjabberdCluster, folder: URL) throws -> HomeGateProcess {
         let passwordFile = folder.appendingPathComponent("password").path
         try "any\n".write(toFile: passwordFile, atomically: true, encoding: .utf8)
@@ -58,7 +42,7 @@ struct EjabberdClusterTests {
         var gateway = try Self.startGateway(cluster, folder: folder)
         _ = try await gateway.waitForOutput(containing: "connected to the MQTT broker at mqtt://127.0.0.1:\(nodeA.port)")
         _ = try await onB.inbox.first(on: "homegate/$state", payload: "online", timeout: .seconds(20))
-        try await Self.setExactlyOnce(onB, value: 20)
+        try await onB.setExactlyOnce(Self.lamp, value: 20, replies: "cluster/replies")
 
         // The will: the gateway dies on A, B's client is told.
         gateway.signal(SIGKILL)
@@ -80,7 +64,7 @@ struct EjabberdClusterTests {
         // The restarted gateway's simulated lamp started again from the configuration's 40.
         #expect(value.retain && value.payloadString == "40", "\(value.payloadString)")
         await fresh.stop()
-        try await Self.setExactlyOnce(onB, value: 70)
+        try await onB.setExactlyOnce(Self.lamp, value: 70, replies: "cluster/replies")
         gateway.signal(SIGTERM)
         #expect(try await gateway.waitForExit() == 0)
         await onB.stop()

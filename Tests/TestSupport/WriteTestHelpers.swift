@@ -111,3 +111,26 @@ public enum MosquittoRR {
         return (status, output)
     }
 }
+
+extension TestClient {
+    /// Sets `characteristic` (a value topic) to `value` at QoS 2 with a response topic and its own
+    /// correlation data, and checks it is acknowledged ok exactly once: a second set, sent after
+    /// the first was answered, is answered after any copy of the first answer would have come.
+    /// The client must be subscribed to `replies`.
+    public func setExactlyOnce(_ characteristic: String, value: Int, replies: String) async throws {
+        func send(_ tag: String, _ value: Int) async throws {
+            var properties = Message.Properties()
+            properties.responseTopic = try TopicName(replies)
+            properties.correlationData = Array(tag.utf8)
+            try await publish("\(characteristic)/set", "\(value)", qos: .exactlyOnce, properties: properties)
+        }
+        let first = Array("first-\(value)".utf8), second = Array("second-\(value)".utf8)
+        try await send("first-\(value)", value)
+        let answer = try await inbox.first(timeout: .seconds(20)) { $0.properties.correlationData == first }
+        guard answer.payloadString.contains("\"ok\":true") else { throw FixtureError("the set of \(value) failed: \(answer.payloadString)") }
+        try await send("second-\(value)", value + 1)
+        _ = try await inbox.first(timeout: .seconds(20)) { $0.properties.correlationData == second }
+        let copies = inbox.all.filter { $0.properties.correlationData == first }.count
+        guard copies == 1 else { throw FixtureError("the set of \(value) was acknowledged \(copies) times") }
+    }
+}

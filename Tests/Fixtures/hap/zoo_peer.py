@@ -37,6 +37,7 @@ Control lines on standard input, one JSON object each:
                                                        characteristics); "peaceful" ends it
   {"command": "drop"}                                  closes every controller's connection
   {"command": "unknown-event"}                         an EVENT for aid 99, iid 99 to subscribers
+  {"command": "event-flood", "aid": A, "iid": I, "count": N}   N EVENTs of values 0 ... N-1, at once
   {"command": "garbage", "on": true}                   GET /accessories answers a database no
                                                        controller can use (also: --garbage)
   {"command": "replace", "database": "PATH"}           a new database; the configuration number goes up
@@ -224,6 +225,14 @@ class ZooDriver(PeerDriver):
             elif name == "drop":
                 for connection in list(self.http_server.connections.values()):
                     connection.close()
+            elif name == "event-flood":
+                # An EVENT storm: `count` changes of one characteristic, each sent at once
+                # (immediate: HAP-python does not coalesce them), as fast as the loop writes.
+                key = (command["aid"], command["iid"])
+                characteristic = self.database.characteristics[key]
+                for index in range(int(command["count"])):
+                    characteristic["value"] = index
+                    self.publish({"aid": key[0], "iid": key[1], "value": index}, immediate=True)
             elif name == "unknown-event":
                 for clients in list(self.topics.values()):
                     for client in list(clients):
