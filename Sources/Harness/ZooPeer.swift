@@ -127,6 +127,11 @@ public final class ZooPeer: @unchecked Sendable {
         try await control("{\"command\": \"unknown-event\"}")
     }
 
+    /// Misbehaves on the wire from now on: `silent`, `slow` (`seconds` late), `bad-tag`; nil ends it.
+    public func misbehave(_ mode: String?, seconds: Double = 3) async throws {
+        try await control("{\"command\": \"misbehave\", \"mode\": \(mode.map { "\"\($0)\"" } ?? "null"), \"seconds\": \(seconds)}")
+    }
+
     /// Sends `count` EVENTs (values 0 to count - 1) of one characteristic as fast as it can.
     public func eventFlood(aid: Int, iid: Int, count: Int) async throws {
         try await control("{\"command\": \"event-flood\", \"aid\": \(aid), \"iid\": \(iid), \"count\": \(count)}")

@@ -191,6 +191,38 @@ import TestSupport
         try await fixture.stop()
     }
 
+    @Test("a device that misbehaves on the wire (never answers, answers 3 s late, sends frames with a wrong auth tag) is reported and kept unreachable; the other device is driven meanwhile; it is back once it behaves", arguments: ["silent", "slow", "bad-tag"])
+    func aMisbehavingDeviceIsContained(_ mode: String) async throws {
+        let lamp = try await HAPPeer.start(temperatureInterval: 0)
+        defer { Task { await lamp.stop() } }
+        let eve = try await ZooPeer.start(database: "eve_energy")
+        defer { Task { await eve.stop() } }
+        let folder = try TemporaryDirectory.make(prefix: "zoo-misbehaving")
+        _ = try await HAPEndToEndTests.pair(lamp, folder: folder)
+        _ = try await HAPEndToEndTests.pair(host: eve.host, port: eve.port, code: eve.pincode, folder: folder)
+        let fixture = try await GatewayFixture.start(config: Self.config, folder: folder)
+        let entries = try await Self.entries(fixture, database: "eve_energy", deviceID: eve.deviceID)
+        let reachable = try #require(entries.first).topic.split(separator: "/").prefix(4).joined(separator: "/") + "/$reachable"
+        let results = try await TestClient.connect(TestClient.configuration(fixture.broker.url, id: "misbehaving-results"))
+        try await results.subscribe("\(HAPEndToEndTests.lampOn)/set/result")
+
+        let mark = fixture.watcher.inbox.all.count
+        let logged = fixture.gateway.output.count
+        try await eve.misbehave(mode)
+        if mode == "bad-tag" { try await eve.dropConnections() } // the next session's frames are the bad ones
+        _ = try await Self.next(fixture.watcher, after: mark, timeout: .seconds(30)) { $0.topic.string == reachable && $0.payloadString == "false" }
+        #expect(fixture.gateway.output.dropFirst(logged).contains(eve.deviceID), "the device is named in the log:\n\(fixture.gateway.output.suffix(2000))")
+        let acks = results.inbox.all.count
+        try await HAPEndToEndTests.mosquittoPub(fixture.broker, "\(HAPEndToEndTests.lampOn)/set", "true")
+        let ack = try GatewayFixture.decode(try await Self.next(results, after: acks) { $0.topic.string.hasSuffix("/set/result") }.payload)
+        #expect(ack["ok"] as? Bool == true, "\(mode): \(ack)")
+        let back = fixture.watcher.inbox.all.count
+        try await eve.misbehave(nil)
+        _ = try await Self.next(fixture.watcher, after: back, timeout: .seconds(60)) { $0.topic.string == reachable && $0.payloadString == "true" }
+        await results.stop()
+        try await fixture.stop()
+    }
+
     @Test("an EVENT storm (20,000 changes of Eve's power at once): the last value is published, another device is driven meanwhile, memory stays bounded")
     func anEventStormIsContained() async throws {
         let lamp = try await HAPPeer.start(temperatureInterval: 0)

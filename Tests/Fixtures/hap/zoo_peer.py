@@ -38,6 +38,10 @@ Control lines on standard input, one JSON object each:
   {"command": "drop"}                                  closes every controller's connection
   {"command": "unknown-event"}                         an EVENT for aid 99, iid 99 to subscribers
   {"command": "event-flood", "aid": A, "iid": I, "count": N}   N EVENTs of values 0 ... N-1, at once
+  {"command": "misbehave", "mode": M, "seconds": S}    on the wire, from now on: M = silent (answers
+                                                       nothing), slow (answers S seconds late),
+                                                       bad-tag (every encrypted frame's tag is
+                                                       wrong); null ends it
   {"command": "garbage", "on": true}                   GET /accessories answers a database no
                                                        controller can use (also: --garbage)
   {"command": "replace", "database": "PATH"}           a new database; the configuration number goes up
@@ -58,6 +62,7 @@ import tempfile
 import threading
 
 import pyhap.hap_handler
+import pyhap.hap_protocol
 from pyhap.accessory import Bridge
 
 from hap_peer import PeerDriver, SilentZeroconf, emit
@@ -76,6 +81,31 @@ class RawBody(bytes):
 
 _to_hap_json = pyhap.hap_handler.to_hap_json
 pyhap.hap_handler.to_hap_json = lambda value: value if isinstance(value, RawBody) else _to_hap_json(value)
+
+# How the peer misbehaves on the wire (the `misbehave` control): every answer it writes is
+# dropped ("silent": it never answers), held back ("slow": `seconds` late), or sent with the
+# last byte of each encrypted frame's authentication tag flipped ("bad-tag": garbage after
+# pair-verify). None: it behaves.
+MISBEHAVIOUR = {"mode": None, "seconds": 0.0}
+_write = pyhap.hap_protocol.HAPServerProtocol.write
+
+
+def _misbehaving_write(protocol, data):
+    mode = MISBEHAVIOUR["mode"]
+    if mode == "silent":
+        return
+    if mode == "slow":
+        protocol.loop.call_later(MISBEHAVIOUR["seconds"], _write, protocol, data)
+        return
+    if mode == "bad-tag" and protocol.hap_crypto:
+        frames = list(protocol.hap_crypto.encrypt(data))
+        frames[-1] = frames[-1][:-1] + bytes([frames[-1][-1] ^ 0xFF])
+        protocol.transport.writelines(frames)
+        return
+    _write(protocol, data)
+
+
+pyhap.hap_protocol.HAPServerProtocol.write = _misbehaving_write
 
 
 def hostile_database(mode):
@@ -225,6 +255,12 @@ class ZooDriver(PeerDriver):
             elif name == "drop":
                 for connection in list(self.http_server.connections.values()):
                     connection.close()
+            elif name == "misbehave":
+                mode = command.get("mode")
+                if mode not in (None, "silent", "slow", "bad-tag"):
+                    raise ValueError(f"unknown misbehaviour {mode!r}; known: silent, slow, bad-tag, null")
+                MISBEHAVIOUR["mode"] = mode
+                MISBEHAVIOUR["seconds"] = float(command.get("seconds", 3))
             elif name == "event-flood":
                 # An EVENT storm: `count` changes of one characteristic, each sent at once
                 # (immediate: HAP-python does not coalesce them), as fast as the loop writes.
