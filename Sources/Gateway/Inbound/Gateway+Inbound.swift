@@ -134,22 +134,6 @@ enum Suggestions {
 }
 
 extension JSON {
-    /// A command's or request's body: the payload as a JSON object, if it is one.
-    static func body(_ payload: [UInt8]) -> [String: JSON]? {
-        guard let first = payload.first(where: { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }), first == UInt8(ascii: "{") else { return nil }
-        return (try? JSON.parse(payload))?.object
-    }
-
-    /// Whether this is a scalar (an `id` or `transaction` to echo).
-    var isScalar: Bool {
-        switch self {
-        case .array, .object, .null: false
-        default: true
-        }
-    }
-}
-
-extension JSON {
     /// A characteristic's value as JSON, or null.
     static func value(_ value: HomeModel.Value?) -> JSON {
         value?.json ?? .null
