@@ -3,8 +3,8 @@ import MQTT
 import ServiceLifecycle
 
 /// The broker connection as a service: connects and reconnects (``MQTT/Client/run()``), publishes
-/// `<base>/$state` = `online` after every connect once the engine has subscribed (`ready`), and on graceful shutdown, which reaches it last,
-/// publishes `offline` itself and disconnects cleanly. A broker that refuses the gateway for good
+/// `<base>/$state` = `online` after every connect once the engine has subscribed (`ready`), and
+/// on graceful shutdown, which reaches it last, publishes `offline` itself and disconnects cleanly. A broker that refuses the gateway for good
 /// ends it with the client's error.
 struct MQTTService: Service, CustomStringConvertible {
     /// The name service-lifecycle logs it by.
