@@ -127,7 +127,7 @@ public final class ZooPeer: @unchecked Sendable {
         try await control("{\"command\": \"unknown-event\"}")
     }
 
-    /// Misbehaves on the wire from now on: `silent`, `slow` (`seconds` late), `bad-tag`; nil ends it.
+    /// Misbehaves on the wire from now on: `silent`, `slow` (`seconds` late), `endless-chunked`, `bad-tag`; nil ends it.
     public func misbehave(_ mode: String?, seconds: Double = 3) async throws {
         try await control("{\"command\": \"misbehave\", \"mode\": \(mode.map { "\"\($0)\"" } ?? "null"), \"seconds\": \(seconds)}")
     }

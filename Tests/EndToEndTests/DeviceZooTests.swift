@@ -191,7 +191,7 @@ import TestSupport
         try await fixture.stop()
     }
 
-    @Test("a device that misbehaves on the wire (never answers, answers 3 s late, sends frames with a wrong auth tag) is reported and kept unreachable; the other device is driven meanwhile; it is back once it behaves", arguments: ["silent", "slow", "bad-tag"])
+    @Test("a device that misbehaves on the wire (never answers, answers 3 s late, starts a chunked body it never ends, sends frames with a wrong auth tag) is reported and kept unreachable; the other device is driven meanwhile; it is back once it behaves", arguments: ["silent", "slow", "endless-chunked", "bad-tag"])
     func aMisbehavingDeviceIsContained(_ mode: String) async throws {
         let lamp = try await HAPPeer.start(temperatureInterval: 0)
         defer { Task { await lamp.stop() } }

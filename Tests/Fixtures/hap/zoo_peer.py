@@ -40,7 +40,8 @@ Control lines on standard input, one JSON object each:
   {"command": "event-flood", "aid": A, "iid": I, "count": N}   N EVENTs of values 0 ... N-1, at once
   {"command": "misbehave", "mode": M, "seconds": S}    on the wire, from now on: M = silent (answers
                                                        nothing), slow (answers S seconds late),
-                                                       bad-tag (every encrypted frame's tag is
+                                                       endless-chunked (a chunked body that never
+                                                       ends), bad-tag (every encrypted frame's tag is
                                                        wrong); null ends it
   {"command": "garbage", "on": true}                   GET /accessories answers a database no
                                                        controller can use (also: --garbage)
@@ -83,9 +84,9 @@ _to_hap_json = pyhap.hap_handler.to_hap_json
 pyhap.hap_handler.to_hap_json = lambda value: value if isinstance(value, RawBody) else _to_hap_json(value)
 
 # How the peer misbehaves on the wire (the `misbehave` control): every answer it writes is
-# dropped ("silent": it never answers), held back ("slow": `seconds` late), or sent with the
-# last byte of each encrypted frame's authentication tag flipped ("bad-tag": garbage after
-# pair-verify). None: it behaves.
+# dropped ("silent": it never answers), held back ("slow": `seconds` late), replaced by an answer
+# whose chunked body never ends ("endless-chunked"), or sent with the last byte of each encrypted
+# frame's authentication tag flipped ("bad-tag": garbage after pair-verify). None: it behaves.
 MISBEHAVIOUR = {"mode": None, "seconds": 0.0}
 _write = pyhap.hap_protocol.HAPServerProtocol.write
 
@@ -96,6 +97,10 @@ def _misbehaving_write(protocol, data):
         return
     if mode == "slow":
         protocol.loop.call_later(MISBEHAVIOUR["seconds"], _write, protocol, data)
+        return
+    if mode == "endless-chunked" and protocol.hap_crypto:
+        # An answer whose chunked body starts and never ends.
+        _write(protocol, b"HTTP/1.1 200 OK\r\nContent-Type: application/hap+json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"cha\r\n")
         return
     if mode == "bad-tag" and protocol.hap_crypto:
         frames = list(protocol.hap_crypto.encrypt(data))
@@ -257,8 +262,8 @@ class ZooDriver(PeerDriver):
                     connection.close()
             elif name == "misbehave":
                 mode = command.get("mode")
-                if mode not in (None, "silent", "slow", "bad-tag"):
-                    raise ValueError(f"unknown misbehaviour {mode!r}; known: silent, slow, bad-tag, null")
+                if mode not in (None, "silent", "slow", "endless-chunked", "bad-tag"):
+                    raise ValueError(f"unknown misbehaviour {mode!r}; known: silent, slow, endless-chunked, bad-tag, null")
                 MISBEHAVIOUR["mode"] = mode
                 MISBEHAVIOUR["seconds"] = float(command.get("seconds", 3))
             elif name == "event-flood":
