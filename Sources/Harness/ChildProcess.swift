@@ -28,7 +28,9 @@ public final class ChildProcess: @unchecked Sendable {
             posix_spawn_file_actions_addopen(&fileActions, 1, outputFile, O_WRONLY | O_CREAT | O_APPEND, 0o644)
             posix_spawn_file_actions_adddup2(&fileActions, 1, 2)
         } else {
-            guard pipe(&pipeEnds) == 0 else { throw FixtureError("pipe() failed") }
+            // Close-on-exec from the start (the child's own copies, made by dup2, are not): a child
+            // another test spawns meanwhile must not hold the write end open, or this output never ends.
+            guard pipe2(&pipeEnds, O_CLOEXEC) == 0 else { throw FixtureError("pipe2() failed") }
             posix_spawn_file_actions_adddup2(&fileActions, pipeEnds[1], 1)
             posix_spawn_file_actions_adddup2(&fileActions, pipeEnds[1], 2)
             posix_spawn_file_actions_addclose(&fileActions, pipeEnds[0])
@@ -36,8 +38,7 @@ public final class ChildProcess: @unchecked Sendable {
         var inputEnds: [Int32] = [-1, -1]
         if input {
             // Close-on-exec, so other children spawned meanwhile do not hold the write end open.
-            guard pipe(&inputEnds) == 0 else { throw FixtureError("pipe() failed") }
-            inputEnds.forEach { _ = fcntl($0, F_SETFD, FD_CLOEXEC) }
+            guard pipe2(&inputEnds, O_CLOEXEC) == 0 else { throw FixtureError("pipe2() failed") }
             posix_spawn_file_actions_adddup2(&fileActions, inputEnds[0], 0)
         } else {
             posix_spawn_file_actions_addopen(&fileActions, 0, "/dev/null", O_RDONLY, 0)
@@ -142,3 +143,8 @@ public final class ChildProcess: @unchecked Sendable {
         thread.start()
     }
 }
+
+/// glibc's `pipe2(2)`, which Swift's Glibc module leaves out (it needs `_GNU_SOURCE`): a pipe
+/// whose ends are close-on-exec from the start, with no window for another thread's spawn.
+@_silgen_name("pipe2")
+private func pipe2(_ descriptors: UnsafeMutablePointer<Int32>, _ flags: Int32) -> Int32
