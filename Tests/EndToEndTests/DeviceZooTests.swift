@@ -147,15 +147,8 @@ import TestSupport
 
     @Test("a hostile device (cut-off JSON, 100,000 nested arrays, a 10 MB body, an EVENT for nothing) is reported and kept unreachable; 10,000 characteristics are taken; the gateway and the other devices carry on")
     func aHostileDeviceIsContained() async throws {
-        let lamp = try await HAPPeer.start(temperatureInterval: 0)
-        defer { Task { await lamp.stop() } }
-        let eve = try await ZooPeer.start(database: "eve_energy")
-        defer { Task { await eve.stop() } }
-        let folder = try TemporaryDirectory.make(prefix: "zoo-hostile")
-        _ = try await HAPEndToEndTests.pair(lamp, folder: folder)
-        _ = try await HAPEndToEndTests.pair(host: eve.host, port: eve.port, code: eve.pincode, folder: folder)
-        let fixture = try await GatewayFixture.start(config: Self.config, folder: folder)
-        let entries = try await Self.entries(fixture, database: "eve_energy", deviceID: eve.deviceID)
+        let (lamp, eve, fixture, entries) = try await Self.lampAndEve("zoo-hostile")
+        defer { Task { await lamp.stop(); await eve.stop() } }
         let reachable = try #require(entries.first).topic.split(separator: "/").prefix(4).joined(separator: "/") + "/$reachable"
         let results = try await TestClient.connect(TestClient.configuration(fixture.broker.url, id: "hostile-results"))
         try await results.subscribe("\(HAPEndToEndTests.lampOn)/set/result")
@@ -193,15 +186,8 @@ import TestSupport
 
     @Test("a device that misbehaves on the wire (never answers, answers 3 s late, starts a chunked body it never ends, sends frames with a wrong auth tag) is reported and kept unreachable; the other device is driven meanwhile; it is back once it behaves", arguments: ["silent", "slow", "endless-chunked", "bad-tag"])
     func aMisbehavingDeviceIsContained(_ mode: String) async throws {
-        let lamp = try await HAPPeer.start(temperatureInterval: 0)
-        defer { Task { await lamp.stop() } }
-        let eve = try await ZooPeer.start(database: "eve_energy")
-        defer { Task { await eve.stop() } }
-        let folder = try TemporaryDirectory.make(prefix: "zoo-misbehaving")
-        _ = try await HAPEndToEndTests.pair(lamp, folder: folder)
-        _ = try await HAPEndToEndTests.pair(host: eve.host, port: eve.port, code: eve.pincode, folder: folder)
-        let fixture = try await GatewayFixture.start(config: Self.config, folder: folder)
-        let entries = try await Self.entries(fixture, database: "eve_energy", deviceID: eve.deviceID)
+        let (lamp, eve, fixture, entries) = try await Self.lampAndEve("zoo-misbehaving")
+        defer { Task { await lamp.stop(); await eve.stop() } }
         let reachable = try #require(entries.first).topic.split(separator: "/").prefix(4).joined(separator: "/") + "/$reachable"
         let results = try await TestClient.connect(TestClient.configuration(fixture.broker.url, id: "misbehaving-results"))
         try await results.subscribe("\(HAPEndToEndTests.lampOn)/set/result")
@@ -225,15 +211,8 @@ import TestSupport
 
     @Test("an EVENT storm (20,000 changes of Eve's power at once): the last value is published, another device is driven meanwhile, memory stays bounded")
     func anEventStormIsContained() async throws {
-        let lamp = try await HAPPeer.start(temperatureInterval: 0)
-        defer { Task { await lamp.stop() } }
-        let eve = try await ZooPeer.start(database: "eve_energy")
-        defer { Task { await eve.stop() } }
-        let folder = try TemporaryDirectory.make(prefix: "zoo-storm")
-        _ = try await HAPEndToEndTests.pair(lamp, folder: folder)
-        _ = try await HAPEndToEndTests.pair(host: eve.host, port: eve.port, code: eve.pincode, folder: folder)
-        let fixture = try await GatewayFixture.start(config: Self.config, folder: folder)
-        let entries = try await Self.entries(fixture, database: "eve_energy", deviceID: eve.deviceID)
+        let (lamp, eve, fixture, entries) = try await Self.lampAndEve("zoo-storm")
+        defer { Task { await lamp.stop(); await eve.stop() } }
         let power = try #require(entries.first { $0.aid == 1 && ($0.layout["iid"] as? Int) == 34 }?.topic)
         _ = try await eve.waitForLine { $0.contains(#""event": "subscribed""#) && $0.contains(#""iid": 34"#) }
         let results = try await TestClient.connect(TestClient.configuration(fixture.broker.url, id: "storm-results"))
@@ -252,6 +231,18 @@ import TestSupport
         #expect(kilobytes > 0 && kilobytes < 200_000, "resident \(kilobytes) kB after the storm")
         await results.stop()
         try await fixture.stop()
+    }
+
+    /// A HAP-python lamp and an Eve Energy zoo peer, both paired, and the gateway running on them
+    /// (in a folder named after `prefix`), with the Eve's layout entries.
+    static func lampAndEve(_ prefix: String) async throws -> (HAPPeer, ZooPeer, GatewayFixture, [Entry]) {
+        let lamp = try await HAPPeer.start(temperatureInterval: 0)
+        let eve = try await ZooPeer.start(database: "eve_energy")
+        let folder = try TemporaryDirectory.make(prefix: prefix)
+        _ = try await HAPEndToEndTests.pair(lamp, folder: folder)
+        _ = try await HAPEndToEndTests.pair(host: eve.host, port: eve.port, code: eve.pincode, folder: folder)
+        let fixture = try await GatewayFixture.start(config: Self.config, folder: folder)
+        return (lamp, eve, fixture, try await Self.entries(fixture, database: "eve_energy", deviceID: eve.deviceID))
     }
 
     /// The first message received after the first `count` that matches.

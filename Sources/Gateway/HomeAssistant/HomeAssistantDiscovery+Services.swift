@@ -237,12 +237,7 @@ struct ComponentBuilder {
             // Home Assistant reads the percentage as an integer; a float speed may have a fraction.
             component["percentage_value_template"] = "{{ value | float(0) | round(0) | int }}"
         }
-        if let state = stateTopic(service, "rotation-direction"), let command = commandTopic(service, "rotation-direction") {
-            component["direction_state_topic"] = .string(state)
-            component["direction_value_template"] = .string(Self.template([("0", "forward"), ("1", "reverse")]))
-            component["direction_command_topic"] = .string(command)
-            component["direction_command_template"] = .string(Self.template([("forward", "0"), ("reverse", "1")]))
-        }
+        addChoice("direction", stateTemplate: "direction_value_template", service, "rotation-direction", [("0", "forward"), ("1", "reverse")], to: &component)
         if let state = stateTopic(service, "swing-mode"), let command = commandTopic(service, "swing-mode") {
             component["oscillation_state_topic"] = .string(state)
             component["oscillation_command_topic"] = .string(command)
@@ -256,12 +251,9 @@ struct ComponentBuilder {
     private func airPurifier(_ service: Service) -> [String: JSON]? {
         guard var component = onOff(service, "active", platform: "fan") else { return nil }
         addFanControls(service, to: &component)
-        if let state = stateTopic(service, "target-air-purifier-state"), let command = commandTopic(service, "target-air-purifier-state") {
+        if addChoice("preset_mode", stateTemplate: "preset_mode_value_template", service, "target-air-purifier-state",
+                     [("0", "manual"), ("1", "auto")], to: &component) {
             component["preset_modes"] = ["auto", "manual"]
-            component["preset_mode_state_topic"] = .string(state)
-            component["preset_mode_value_template"] = .string(Self.template([("0", "manual"), ("1", "auto")]))
-            component["preset_mode_command_topic"] = .string(command)
-            component["preset_mode_command_template"] = .string(Self.template([("manual", "0"), ("auto", "1")]))
         }
         return component
     }
@@ -294,12 +286,8 @@ struct ComponentBuilder {
             component["action_topic"] = .string(action)
             component["action_template"] = .string(Self.template([("0", "off"), ("1", "idle"), ("2", "heating"), ("3", "cooling")]))
         }
-        if let swing = stateTopic(service, "swing-mode"), let command = commandTopic(service, "swing-mode") {
+        if addChoice("swing_mode", stateTemplate: "swing_mode_state_template", service, "swing-mode", [("0", "off"), ("1", "on")], to: &component) {
             component["swing_modes"] = ["on", "off"]
-            component["swing_mode_state_topic"] = .string(swing)
-            component["swing_mode_state_template"] = .string(Self.template([("0", "off"), ("1", "on")]))
-            component["swing_mode_command_topic"] = .string(command)
-            component["swing_mode_command_template"] = .string(Self.template([("off", "0"), ("on", "1")]))
         }
         return component
     }
@@ -363,6 +351,20 @@ struct ComponentBuilder {
         return ["platform": "valve", "device_class": "water", "state_topic": .string(state), "command_topic": .string(command),
                 "value_template": .string(Self.template([("0", "closed"), ("1", "open")], otherwise: "None")),
                 "state_open": "open", "state_closed": "closed", "payload_open": "1", "payload_close": "0", "reports_position": false]
+    }
+
+    /// A characteristic read and written as words: `<key>_state_topic` with `stateTemplate` from
+    /// its values to the words, `<key>_command_topic` with `<key>_command_template` back. False
+    /// (and nothing added) unless it can be read and written.
+    @discardableResult
+    private func addChoice(_ key: String, stateTemplate: String, _ service: Service, _ type: String, _ words: [(value: String, word: String)],
+                           to component: inout [String: JSON]) -> Bool {
+        guard let state = stateTopic(service, type), let command = commandTopic(service, type) else { return false }
+        component["\(key)_state_topic"] = .string(state)
+        component[stateTemplate] = .string(Self.template(words.map { ($0.value, $0.word) }))
+        component["\(key)_command_topic"] = .string(command)
+        component["\(key)_command_template"] = .string(Self.template(words.map { ($0.word, $0.value) }))
+        return true
     }
 
     /// A programmable switch's presses (`programmable-switch-event`, sent, never retained):
