@@ -85,7 +85,13 @@ import TestSupport
         let configFile = folder.appendingPathComponent("homegate.yml").path
         try Self.config.write(toFile: configFile, atomically: true, encoding: .utf8)
         let data = folder.appendingPathComponent("data").path
-        let failed = try HomeGateProcess(["pair", "--config", configFile, "--data-dir", data, "--host", peer.host, "--port", String(peer.port), "--code", peer.pincode])
+        // Retried while pair-setup itself fails on HAP-python's setup-code quirk (about 1 in 85,
+        // field notes), as every pairing in the tests is: the failure wanted here comes after it.
+        var failed = try HomeGateProcess(["pair", "--config", configFile, "--data-dir", data, "--host", peer.host, "--port", String(peer.port), "--code", peer.pincode])
+        for _ in 0..<4 {
+            guard try await failed.waitForExit(timeout: .seconds(30)) != 0, failed.output.contains("refused the setup code") else { break }
+            failed = try HomeGateProcess(["pair", "--config", configFile, "--data-dir", data, "--host", peer.host, "--port", String(peer.port), "--code", peer.pincode])
+        }
         #expect(try await failed.waitForExit(timeout: .seconds(30)) != 0)
         #expect(failed.output.contains("told to forget the new pairing"), "\(failed.output)")
         _ = try await peer.waitForLine { $0.contains("\"unpaired\"") }
