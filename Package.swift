@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", exact: "2.8.1"),
     ],
     targets: [
         // libmosquitto (Debian: libmosquitto-dev). Only the MQTT module imports it.
@@ -93,6 +94,26 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The web page (`ui:`): its HTML, CSS and JavaScript (Assets/, built into the binary), logins
+        // against the users and Mosquitto password files, and its own MQTT connection that feeds
+        // the page over a WebSocket and publishes its sets and requests, role checked.
+        .target(
+            name: "WebUI",
+            dependencies: [
+                "MQTT", "HomeGateConfig",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            exclude: ["Assets"],
+            plugins: ["EmbedAssets"]
+        ),
+        // Embeds the web page's assets into WebUI at build time.
+        .plugin(name: "EmbedAssets", capability: .buildTool(), dependencies: ["asset-embed"]),
+        .executableTarget(name: "asset-embed", path: "Tools/asset-embed"),
         // Embeds the HAP catalog file into HomeModel at build time.
         .plugin(name: "EmbedCatalog", capability: .buildTool(), dependencies: ["catalog-embed"]),
         .executableTarget(name: "catalog-embed", path: "Tools/catalog-embed"),
@@ -122,6 +143,7 @@ let package = Package(
                 "HAPDriver",
                 "Wire",
                 "WebServer",
+                "WebUI",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -167,8 +189,22 @@ let package = Package(
         .testTarget(name: "GatewayTests", dependencies: ["Wire", "Gateway", "HAP", "HAPDriver", "HomeModel", "Accessories", "MQTT", "TestSupport",
                                                         .product(name: "Prometheus", package: "swift-prometheus"),
                                                         .product(name: "Metrics", package: "swift-metrics")]),
+        .testTarget(name: "WebUITests", dependencies: ["WebUI", "HomeGateConfig", "MQTT", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "WebServerTests", dependencies: ["WebServer", "TestSupport", .product(name: "Prometheus", package: "swift-prometheus")]),
         .testTarget(name: "EndToEndTests", dependencies: ["Wire", "homegate", "MQTT", "TestSupport", "HomeStore", "HomeModel"]),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// libFuzzer targets for parsers that need the package's modules and their dependencies (the YAML
+// configuration; pair-setup and pair-verify): only when HOMEGATE_FUZZ=1, which scripts/fuzz sets
+// for its own build in .build-fuzz (every module instrumented there by its -Xswiftc flags; these
+// two link libFuzzer). Every other build sees the package as without these lines.
+if Context.environment["HOMEGATE_FUZZ"] == "1" {
+    let libFuzzer: [LinkerSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"])]
+    package.targets += [
+        .executableTarget(name: "fuzz-config", dependencies: ["HomeGateConfig"], path: "Fuzz/Targets/config", linkerSettings: libFuzzer),
+        .executableTarget(name: "fuzz-pairing", dependencies: ["HAP", .product(name: "Crypto", package: "swift-crypto")],
+                          path: "Fuzz/Targets/pairing", linkerSettings: libFuzzer),
+    ]
+}

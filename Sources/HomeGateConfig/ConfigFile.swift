@@ -33,6 +33,8 @@ public struct ConfigFile: Sendable {
     public var metrics: Metrics?
     /// HomeKit devices over HAP (the `hap:` section).
     public var hap = HAP()
+    /// The web page (the `ui:` section), if any.
+    public var ui: UI?
     /// SHA-256 of the file's text: the same digest, the same homes (so a start can tell that the
     /// configuration is the one last applied without comparing the homes).
     public var sourceDigest: [UInt8] = []
@@ -131,7 +133,7 @@ public struct ConfigFile: Sendable {
     /// Parses configuration text; `file` names it in errors and anchors relative paths.
     public static func parse(_ text: String, file: String, overrides: Overrides = Overrides(), environment: [String: String] = [:]) throws(ConfigError) -> ConfigFile {
         let root = try ConfigNode.parse(text, file: file)
-        let keys = try root.mapping(allowed: ["base_topic", "data_dir", "log_level", "mqtt", "gateway", "home_assistant", "metrics", "hap", "homes", "simulator"])
+        let keys = try root.mapping(allowed: ["base_topic", "data_dir", "log_level", "mqtt", "gateway", "home_assistant", "metrics", "hap", "homes", "simulator", "ui"])
         let baseTopic = try keys["base_topic"].map(Self.baseTopic) ?? TopicName(uncheckedDefault: defaultBaseTopic)
         var dataDirectory = try keys["data_dir"]?.path() ?? ConfigNode.resolve("data", relativeTo: file)
         if let override = overrides.dataDirectory { dataDirectory = override }
@@ -151,9 +153,15 @@ public struct ConfigFile: Sendable {
         }
         let metrics = try keys["metrics"].map(Self.metrics)
         let hap = try keys["hap"].map(Self.hap) ?? HAP()
-        return ConfigFile(baseTopic: baseTopic, dataDirectory: dataDirectory, logLevel: logLevel, mqtt: mqtt,
+        let ui = try keys["ui"].map { node throws(ConfigError) in try Self.ui(node, baseTopic: baseTopic.string) }
+        if let ui, let metrics, ui.port == metrics.port, ui.host == metrics.host, let node = keys["ui"] {
+            throw node.error("the web page and the metrics endpoint cannot share port \(ui.port)")
+        }
+        var file = ConfigFile(baseTopic: baseTopic, dataDirectory: dataDirectory, logLevel: logLevel, mqtt: mqtt,
                           homes: declared.homes, simulatorDevices: declared.devices, simulatorSeed: seed, engine: engine,
                           homeAssistant: homeAssistant, metrics: metrics, hap: hap, sourceDigest: Array(SHA256.hash(data: Data(text.utf8))))
+        file.ui = ui
+        return file
     }
 
     /// The `gateway:` section: `write_timeout`, `queue_limit`, `poll_interval`, `output`,

@@ -13,6 +13,7 @@ import Metrics
 import Prometheus
 import ServiceLifecycle
 import WebServer
+import WebUI
 
 /// `homegate run`: connects to the broker and serves until SIGINT or SIGTERM.
 struct RunCommand: AsyncParsableCommand {
@@ -75,14 +76,16 @@ struct RunCommand: AsyncParsableCommand {
         }
         // The HTTP port is checked before anything is stored: a port in use stops the start
         // without recording the configuration as applied.
-        if let settings = file.metrics {
+        for (section, host, port) in [("metrics", file.metrics?.host, file.metrics?.port), ("ui", file.ui?.host, file.ui?.port)] {
+            guard let host, let port else { continue }
             do {
-                try PortProbe.checkFree(host: settings.host, port: settings.port)
+                try PortProbe.checkFree(host: host, port: port)
             } catch {
-                printError("metrics: \(error)")
+                printError("\(section): \(error)")
                 throw HomeGateExit.configuration
             }
         }
+        let webPage = try makeWebPage(file, logger: logger)
         let store: HomeStore
         let homes: [Home]
         let storedLayout: LayoutDigest?
@@ -152,12 +155,49 @@ struct RunCommand: AsyncParsableCommand {
                 logger.info("metrics on http://\(host):\(port)/metrics, health on /health")
             }))
         }
+        if let webPage {
+            services.append(.init(service: PartService("web page's broker connection", logger: logger) { try await webPage.feed.run() }))
+            services.append(.init(service: webPage.server))
+        }
         services.append(.init(service: PartService("configuration reloader", logger: logger) {
             await reloader.reloadOnHangUp(engine: engine, hapDriver: hapDriver)
         }))
         var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(15)
         return (ServiceLifecycle.ServiceGroup(configuration: configuration), logger)
+    }
+
+    /// The web page (`ui:`), if configured: its server and the broker connection that feeds it,
+    /// which uses the gateway's account under the client id `<client id>-ui`.
+    private func makeWebPage(_ file: ConfigFile, logger: Logger) throws -> (server: WebUI, feed: LiveFeed)? {
+        guard let settings = file.ui else { return nil }
+        var mqtt = file.mqtt
+        mqtt.clientID += "-ui"
+        mqtt.will = nil
+        mqtt.cleanStart = true
+        let feed: LiveFeed
+        let server: WebUI
+        do {
+            feed = LiveFeed(client: try MQTT.Client(configuration: mqtt, logger: logger), configuration: .init(baseTopic: file.baseTopic), logger: logger)
+            let configuration = WebUI.Configuration(
+                host: settings.host, port: settings.port,
+                signIn: settings.usersFile.flatMap { users in settings.passwordFile.map { (users, $0) } },
+                tls: settings.tls.map { ($0.certificateFile, $0.keyFile) }, sessionTimeout: settings.sessionTimeout
+            )
+            let scheme = settings.tls == nil ? "http" : "https"
+            let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
+            let access = settings.usersFile == nil ? "no sign-in: everyone who reaches it is an admin" : "sign-in with the users file"
+            server = try WebUI(configuration: configuration, feed: feed, baseTopic: file.baseTopic, logger: logger) { port in
+                logger.info("web page on \(scheme)://\(host):\(port)/ (\(access))")
+            }
+        } catch let error as WebUI.StartError {
+            printError(error.description)
+            throw HomeGateExit.configuration
+        } catch {
+            printError("ui: \(error)")
+            throw HomeGateExit.configuration
+        }
+        return (server, feed)
     }
 
     /// The command-line overrides (checked in ``validate()``).

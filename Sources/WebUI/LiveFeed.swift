@@ -1,0 +1,203 @@
+import Foundation
+import Logging
+import MQTT
+
+/// What the web page sees of the broker: its own MQTT connection (the gateway's account, client id
+/// `<gateway's>-ui`) subscribed to `<base>/#`. It keeps a copy of every retained message under the
+/// base (the page's first picture) and hands every message to each open page as it arrives;
+/// it publishes the pages' sets and requests, once ``WebUI`` has checked them.
+///
+/// Each page's queue holds at most ``Configuration/queueLimit`` frames; a page that falls that
+/// far behind is disconnected (it reconnects and starts again from a fresh picture) rather than
+/// let the gateway's memory grow. A lost broker connection disconnects every page the same way,
+/// since what was retained may have changed meanwhile.
+public actor LiveFeed {
+    /// The feed's settings.
+    public struct Configuration: Sendable {
+        /// The gateway's base topic.
+        public var baseTopic: TopicName
+        /// Frames that may wait for one page before it is disconnected.
+        public var queueLimit: Int
+
+        public init(baseTopic: TopicName, queueLimit: Int = 100_000) {
+            self.baseTopic = baseTopic
+            self.queueLimit = queueLimit
+        }
+    }
+
+    /// Why a page's stream ended.
+    public enum Ending: Sendable, Equatable {
+        /// The page fell ``Configuration/queueLimit`` frames behind.
+        case tooSlow
+        /// The broker connection was lost.
+        case brokerLost
+        /// The session signed out or expired.
+        case signedOut
+        /// The gateway shuts down.
+        case stopped
+    }
+
+    /// One open page.
+    private struct Page {
+        var session: String
+        var sink: AsyncStream<String>.Continuation
+    }
+
+    private let client: MQTT.Client
+    private let configuration: Configuration
+    private let logger: Logger
+    private let filter: TopicFilter
+    /// The retained messages under the base by topic, as text.
+    private var retained: [String: String] = [:]
+    private var pages: [UUID: Page] = [:]
+    private var endings: [UUID: Ending] = [:]
+    private(set) var isConnected = false
+
+    public init(client: MQTT.Client, configuration: Configuration, logger: Logger) {
+        self.client = client
+        self.configuration = configuration
+        self.logger = logger
+        // The base topic is checked when the configuration is loaded; `#` below it is a filter.
+        filter = try! TopicFilter(configuration.baseTopic.string + "/#") // swiftlint:disable:this force_try
+    }
+
+    /// Connects, subscribes, and feeds the pages until cancelled.
+    public func run() async throws {
+        defer { endAll(.stopped) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await self.followConnection() }
+            group.addTask { await self.consumeMessages() }
+            // Subscribed once: the client makes the subscription again after every reconnect.
+            group.addTask { try await self.client.subscribe([Subscription(self.filter, qos: .atLeastOnce, retainAsPublished: true)]) }
+            // Returns when cancelled, after a clean disconnect; throws if the broker refuses us for good.
+            try await client.run()
+            group.cancelAll()
+        }
+    }
+
+    /// Publishes a page's command (QoS 1, not retained) and returns once the broker has it.
+    public func publish(topic: TopicName, payload: [UInt8]) async throws {
+        try await client.publish(Message(topic: topic, payload: payload, qos: .atLeastOnce))
+    }
+
+    /// Opens a page for `session`: its first frames (the broker connection's state, the retained
+    /// picture, then `synced`) and the stream of what follows, in order, with nothing missed
+    /// between the two. Returns nil while the broker connection is down.
+    func open(session: String) -> (id: UUID, first: [String], stream: AsyncStream<String>)? {
+        guard isConnected else { return nil }
+        let id = UUID()
+        let (stream, sink) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(configuration.queueLimit))
+        pages[id] = Page(session: session, sink: sink)
+        var first = [Frame.broker(connected: true)]
+        first.reserveCapacity(retained.count + 2)
+        for (topic, payload) in retained.sorted(by: { $0.key < $1.key }) {
+            first.append(Frame.message(topic: topic, payload: payload, retained: true))
+        }
+        first.append(Frame.synced)
+        return (id, first, stream)
+    }
+
+    /// Forgets a page whose socket closed; returns why the feed ended it, if it did.
+    @discardableResult
+    func close(_ id: UUID) -> Ending? {
+        pages.removeValue(forKey: id)?.sink.finish()
+        return endings.removeValue(forKey: id)
+    }
+
+    /// Ends every page of a session that signed out.
+    func endSession(_ session: String) {
+        for (id, page) in pages where page.session == session { end(id, .signedOut) }
+    }
+
+    /// How many pages are open.
+    var pageCount: Int { pages.count }
+
+    private func followConnection() async {
+        for await event in client.connectionEvents() {
+            switch event {
+            case .connected:
+                isConnected = true
+                logger.debug("web page: connected to the broker")
+            case .disconnected, .stopped:
+                if isConnected {
+                    isConnected = false
+                    // What was retained may change before the next connection brings it again.
+                    retained.removeAll(keepingCapacity: true)
+                    broadcast(Frame.broker(connected: false))
+                    endAll(.brokerLost)
+                }
+            case .reconnecting:
+                break
+            }
+        }
+    }
+
+    private func consumeMessages() async {
+        for await message in client.messages {
+            receive(message)
+        }
+    }
+
+    private func receive(_ message: Message) {
+        let topic = message.topic.string
+        let payload = message.payloadString
+        if message.retain {
+            if payload.isEmpty { retained.removeValue(forKey: topic) } else { retained[topic] = payload }
+        }
+        broadcast(Frame.message(topic: topic, payload: payload, retained: message.retain))
+    }
+
+    private func broadcast(_ frame: String) {
+        for (id, page) in pages {
+            if case .dropped = page.sink.yield(frame) { end(id, .tooSlow) }
+        }
+    }
+
+    private func end(_ id: UUID, _ ending: Ending) {
+        guard let page = pages.removeValue(forKey: id) else { return }
+        endings[id] = ending
+        page.sink.finish()
+    }
+
+    private func endAll(_ ending: Ending) {
+        for id in Array(pages.keys) { end(id, ending) }
+    }
+}
+
+/// The JSON text frames the server sends a page (docs/web.md).
+enum Frame {
+    static func message(topic: String, payload: String, retained: Bool) -> String {
+        "{\"type\":\"message\",\"topic\":\(quoted(topic)),\"payload\":\(quoted(payload)),\"retained\":\(retained)}"
+    }
+
+    static func broker(connected: Bool) -> String {
+        "{\"type\":\"broker\",\"connected\":\(connected)}"
+    }
+
+    static let synced = "{\"type\":\"synced\"}"
+
+    /// A JSON string literal.
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        out.reserveCapacity(text.utf8.count + 2)
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case "\u{2028}": out += "\\u2028"
+            case "\u{2029}": out += "\\u2029"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        return out + "\""
+    }
+}
