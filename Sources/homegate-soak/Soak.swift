@@ -95,7 +95,11 @@ final class SoakRun: @unchecked Sendable {
         let folder = try TemporaryDirectory.make(prefix: "soak")
         let broker = try await Mosquitto.start(extraConfiguration: ["persistence true", "persistence_location \(folder.path)/", "autosave_interval 5"],
                                                directory: folder)
-        let gateway = try HomeGateProcess(["run", "--config", PackageRoot.url.appendingPathComponent("config/demo.yml").path,
+        // The demo home without its web page (port 8080 may be taken; the soak does not use it).
+        let demo = try String(contentsOf: PackageRoot.url.appendingPathComponent("config/demo.yml"), encoding: .utf8)
+        let config = folder.appendingPathComponent("demo.yml").path
+        try demo.replacingOccurrences(of: "\nui:\n  port: 8080\n", with: "\n").write(toFile: config, atomically: true, encoding: .utf8)
+        let gateway = try HomeGateProcess(["run", "--config", config,
                                            "--mqtt-url", broker.url.description, "--data-dir", folder.appendingPathComponent("data").path,
                                            "--log-level", "warning"])
         var configuration = TestClient.configuration(broker.url, id: "soak-load")

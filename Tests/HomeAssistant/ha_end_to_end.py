@@ -98,6 +98,10 @@ class Run:
         with open(os.path.join(ROOT, "config", "demo.yml")) as file:
             demo = file.read()
         demo = demo.replace("url: mqtt://127.0.0.1:1883", f"url: mqtt://127.0.0.1:{self.mqtt_port}")
+        # Not the demo's web page on port 8080: nothing here uses it, and the port may be taken.
+        if "\nui:\n  port: 8080\n" not in demo:
+            raise Failure("config/demo.yml no longer ends with its ui: section; update start_homegate")
+        demo = demo.replace("\nui:\n  port: 8080\n", "\n")
         demo += "\nhome_assistant:\n  enabled: true\n"
         config = os.path.join(self.folder, "homegate.yml")
         with open(config, "w") as file:

@@ -17,7 +17,8 @@ public final class GatewayFixture: Sendable {
     /// The demo configuration (`config/demo.yml`) with the broker's URL and a fresh data folder.
     /// The kitchen sensor's drift is slowed from every 5 s to every hour, so that tests comparing
     /// snapshots (retained values against `$layout`) do not race a drift step on a loaded machine;
-    /// drift itself has tests of its own.
+    /// drift itself has tests of its own. The demo's web page (`ui:` on port 8080) is left out, so
+    /// that tests can run side by side; a test of the page adds its own on a free port.
     public static func demo(extraArguments: [String] = [], broker existing: Mosquitto? = nil) async throws -> GatewayFixture {
         try await start(config: demoText(), extraArguments: extraArguments, broker: existing)
     }
@@ -28,8 +29,13 @@ public final class GatewayFixture: Sendable {
         let text = try String(contentsOf: PackageRoot.url.appendingPathComponent("config/demo.yml"), encoding: .utf8)
         let slowed = text.replacingOccurrences(of: "every: 5}", with: "every: 3600}")
         guard slowed != text else { throw FixtureError("config/demo.yml no longer has the kitchen sensor's `every: 5}`; update GatewayFixture.demoText") }
-        return extra.isEmpty ? slowed : slowed + "\n" + extra + "\n"
+        let withoutPage = slowed.replacingOccurrences(of: demoPage, with: "")
+        guard withoutPage != slowed else { throw FixtureError("config/demo.yml no longer ends with its `ui:` section; update GatewayFixture.demoPage") }
+        return extra.isEmpty ? withoutPage : withoutPage + "\n" + extra + "\n"
     }
+
+    /// The demo's `ui:` section, as `config/demo.yml` ends.
+    static let demoPage = "ui:\n  port: 8080\n"
 
     /// Starts a broker (unless given one), writes `config` (its `mqtt.url` is replaced by the
     /// broker's through `--mqtt-url`), starts the gateway and waits until it has synchronised.
