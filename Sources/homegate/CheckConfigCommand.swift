@@ -19,6 +19,11 @@ struct CheckConfigCommand: ParsableCommand {
         print("  base topic: \(file.baseTopic)")
         print("  data dir:   \(file.dataDirectory)")
         print("  log level:  \(file.logLevel)")
+        if let ui = file.ui {
+            let scheme = ui.tls == nil ? "http" : "https"
+            let host = ui.host.contains(":") ? "[\(ui.host)]" : ui.host
+            print("  web page:   \(scheme)://\(host):\(ui.port)/ (\(ui.usersFile == nil ? "no sign-in" : "sign-in: \(ui.usersFile!)"))")
+        }
         for home in file.homes {
             let bridges = home.accessories.filter { accessory in home.accessories.contains { $0.bridgeID == accessory.id } }.count
             let counts = [(home.rooms.count, "room"), (home.zones.count, "zone"), (home.accessories.count, "accessory")]

@@ -20,6 +20,7 @@ struct ConfigCommandsTests {
         let command = try HomeGateProcess(["check-config", "--config", Self.demo])
         #expect(try await command.waitForExit() == 0)
         #expect(command.output.contains("home:       Demo Home (primary): 5 rooms, 2 zones, 11 accessories (1 bridge)"))
+        #expect(command.output.contains("web page:   http://127.0.0.1:8080/ (no sign-in)"))
     }
 
     @Test("topics prints the demo home's tree without a broker")
