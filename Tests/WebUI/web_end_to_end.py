@@ -1,0 +1,550 @@
+#!/usr/bin/env python3
+"""HomeGate's web page in a real browser, end to end through the real binary and a real Mosquitto.
+
+Run by scripts/test-web-ui with the repo's .venv (selenium; HAP-python for the test peer) and
+Debian's chromium and chromedriver, headless. It starts, each on a free port in a temporary folder:
+Mosquitto (anonymous), the HAP-python test peer (Tests/Fixtures/hap/hap_peer.py, no mDNS), and
+homegate on the demo home with `ui:` on, logins from a users file (alice admin, bob guest) and a
+Mosquitto password file made with `homegate passwd`. Then, in the browser, it checks:
+
+1. alice logs in; the demo home loads (its rooms, the Floor Lamp's card);
+2. toggling the floor lamp's `on` shows pending, then "acknowledged in ... ms", and the value
+   shown follows the retained topic;
+3. a write the device refuses (the simulator's fail_status) shows the HAP error in words, and the
+   value stays;
+4. a device event (the simulator changes the brightness) updates the page without a reload;
+5. a room renamed from the management view shows its new name on the home view;
+6. the HAP test peer, paired from the browser with its setup code (the by-address form: the peer
+   announces nothing over mDNS), appears with its accessories;
+7. bob (guest) sees no management controls and can still switch the lamp; a forged management
+   request from his session (with his CSRF token) is refused with 403 and nothing is published,
+   and so is a set without the CSRF token.
+
+With --screenshots it writes docs/web-home.png and docs/web-pairing.png. Every step prints what it
+does; the first failure ends the run with exit status 1 (the temporary folder, with every log and
+a screenshot of the page at the failure, is kept).
+"""
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+
+from selenium import webdriver
+from selenium.common.exceptions import TimeoutException, StaleElementReferenceException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PINCODE = "031-45-154"
+LAMP = "homegate/demo-home/living-room/floor-lamp/lightbulb"
+PASSWORDS = {"alice": "alice-web-test-password", "bob": "bob-web-test-password"}
+
+
+class Failure(Exception):
+    pass
+
+
+def log(message):
+    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
+
+
+def free_port():
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def port_open(port):
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def without_section(yaml_text, key):
+    """The YAML text without its top-level `key:` section (the key's line and the indented or blank
+    lines under it, up to the next top-level line)."""
+    kept, skipping = [], False
+    for line in yaml_text.splitlines(keepends=True):
+        top_level = line[:1] not in ("", " ", "\t", "\n", "#")
+        if top_level:
+            skipping = line.startswith(f"{key}:")
+        if not skipping:
+            kept.append(line)
+    return "".join(kept)
+
+
+class Run:
+    """The processes of one run, in a temporary folder."""
+
+    def __init__(self, args):
+        self.args = args
+        self.folder = tempfile.mkdtemp(prefix="homegate-web-")
+        self.processes = []
+        self.mqtt_port = free_port()
+        self.ui_port = free_port()
+        self.peer_port = free_port()
+        self.driver = None
+
+    def start(self, name, command, **kwargs):
+        out = open(os.path.join(self.folder, f"{name}.log"), "w")
+        process = subprocess.Popen(command, stdout=kwargs.pop("stdout", out), stderr=kwargs.pop("stderr", subprocess.STDOUT), **kwargs)
+        self.processes.append(process)
+        return process
+
+    def stop_all(self):
+        if self.driver:
+            try:
+                self.driver.quit()
+            except Exception:
+                pass
+        for process in reversed(self.processes):
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in self.processes:
+            try:
+                process.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+    def wait_for(self, condition, what, seconds):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            if condition():
+                return
+            for process in self.processes:
+                if process.poll() is not None and process.returncode not in (0, -15):
+                    raise Failure(f"a process ended while waiting for {what}: {process.args[0]} ({process.returncode}); logs in {self.folder}")
+            time.sleep(0.2)
+        raise Failure(f"timed out after {seconds} s waiting for {what}")
+
+    # The broker, the peer, the gateway
+
+    def start_broker(self):
+        config = os.path.join(self.folder, "mosquitto.conf")
+        with open(config, "w") as file:
+            file.write(f"listener {self.mqtt_port} 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 100000\n")
+        self.start("mosquitto", [shutil.which("mosquitto") or "/usr/sbin/mosquitto", "-c", config])
+        self.wait_for(lambda: port_open(self.mqtt_port), "Mosquitto to listen", 10)
+        # Everything on the broker (retained flag, topic, payload), for reading after a failure.
+        self.start("traffic", ["mosquitto_sub", "-p", str(self.mqtt_port), "-t", "#", "-v", "-F", "%I %r %t %p"])
+
+    def start_peer(self):
+        peer = self.start("hap-peer", [self.args.hap_python, os.path.join(ROOT, "Tests", "Fixtures", "hap", "hap_peer.py"),
+                                       "--port", str(self.peer_port), "--pincode", PINCODE,
+                                       "--state", os.path.join(self.folder, "hap-peer.state"), "--temperature-interval", "0"],
+                          stdout=subprocess.PIPE, stderr=open(os.path.join(self.folder, "hap-peer.log"), "w"), text=True)
+        while True:
+            line = peer.stdout.readline()
+            if not line:
+                raise Failure(f"the HAP peer ended before it was ready (see {self.folder}/hap-peer.log)")
+            if json.loads(line).get("event") == "ready":
+                return
+
+    def accounts(self):
+        """The users file (alice admin, bob guest) and Mosquitto's password file, made by homegate passwd."""
+        users = os.path.join(self.folder, "users.yml")
+        with open(users, "w") as file:
+            file.write("base_topic: homegate\ngateway_user: homegate\nusers:\n  - name: alice\n    role: admin\n  - name: bob\n    role: guest\n")
+        passwords = os.path.join(self.folder, "mosquitto.passwd")
+        for user, password in PASSWORDS.items():
+            result = subprocess.run([self.args.homegate, "passwd", "--file", passwords, "--user", user, "--password-env", "WEB_TEST_PASSWORD"],
+                                    env={**os.environ, "WEB_TEST_PASSWORD": password}, capture_output=True, text=True)
+            if result.returncode != 0:
+                raise Failure(f"homegate passwd --user {user}: {result.stdout}{result.stderr}")
+        return users, passwords
+
+    def start_homegate(self):
+        users, passwords = self.accounts()
+        with open(os.path.join(ROOT, "config", "demo.yml")) as file:
+            demo = file.read()
+        demo = demo.replace("url: mqtt://127.0.0.1:1883", f"url: mqtt://127.0.0.1:{self.mqtt_port}")
+        demo = without_section(demo, "ui")  # the demo's own page (port 8080, no sign-in) is replaced by this one
+        demo += f"\nui:\n  port: {self.ui_port}\n  users: {users}\n  passwords: {passwords}\n"
+        config = os.path.join(self.folder, "homegate.yml")
+        with open(config, "w") as file:
+            file.write(demo)
+        self.start("homegate", [self.args.homegate, "run", "--config", config, "--data-dir", os.path.join(self.folder, "data"),
+                                "--log-level", "debug"])
+        self.wait_for(lambda: self.retained("homegate/$state") == "online", "the gateway to be online", 30)
+        self.wait_for(lambda: port_open(self.ui_port), f"the web page on port {self.ui_port}", 30)
+
+    # MQTT, through Debian's mosquitto clients
+
+    def retained(self, topic):
+        result = subprocess.run(["mosquitto_sub", "-p", str(self.mqtt_port), "-t", topic, "-C", "1", "-W", "2"],
+                                capture_output=True, text=True)
+        return result.stdout.strip() if result.returncode == 0 else None
+
+    def request(self, path, body):
+        result = subprocess.run(["mosquitto_rr", "-p", str(self.mqtt_port), "-t", f"homegate/$request/{path}",
+                                 "-e", f"homegate/$response/test/{path}", "-m", json.dumps(body), "-W", "30"],
+                                capture_output=True, text=True)
+        if result.returncode != 0:
+            raise Failure(f"$request/{path} {body}: no answer ({result.stderr.strip()})")
+        answer = json.loads(result.stdout)
+        if not answer.get("ok"):
+            raise Failure(f"$request/{path} {body}: {answer}")
+        return answer
+
+    # The browser
+
+    def start_browser(self):
+        options = webdriver.ChromeOptions()
+        options.binary_location = self.args.chromium
+        for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1280,1100",
+                         "--force-device-scale-factor=1", "--lang=en-GB", "--hide-scrollbars", "--force-prefers-reduced-motion",
+                         f"--user-data-dir={os.path.join(self.folder, 'chromium')}"]:
+            options.add_argument(argument)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        service = Service(executable_path=self.args.chromedriver, log_output=os.path.join(self.folder, "chromedriver.log"))
+        self.driver = webdriver.Chrome(service=service, options=options)
+        self.driver.set_script_timeout(30)
+
+    def url(self, path=""):
+        return f"http://127.0.0.1:{self.ui_port}/{path}"
+
+
+class Page:
+    """What the test does in the browser, with explicit waits on conditions."""
+
+    def __init__(self, run):
+        self.run = run
+        self.driver = run.driver
+
+    def wait(self, condition, what, seconds=20):
+        def check(driver):
+            try:
+                return condition()
+            except StaleElementReferenceException:
+                return False  # the view was rendered anew (a layout change): ask again
+        try:
+            return WebDriverWait(self.driver, seconds, poll_frequency=0.1).until(lambda driver: check(driver))
+        except TimeoutException:
+            raise Failure(f"timed out after {seconds} s: {what}") from None
+
+    def find(self, css, within=None):
+        return (within or self.driver).find_elements(By.CSS_SELECTOR, css)
+
+    def one(self, css, what, within=None, seconds=20):
+        return self.wait(lambda: (self.find(css, within) or [None])[0], what, seconds)
+
+    # Reads go through JavaScript: one call, no element reference that a re-render could make stale.
+
+    def text(self, css):
+        return self.driver.execute_script("return document.querySelector(arguments[0])?.innerText ?? null", css)
+
+    def texts(self, css):
+        return self.driver.execute_script("return [...document.querySelectorAll(arguments[0])].map((element) => element.innerText)", css)
+
+    def checked(self, css):
+        return self.driver.execute_script("return document.querySelector(arguments[0])?.checked ?? null", css)
+
+    def act(self, action, what, seconds=20):
+        """Runs `action` (clicks, typing), again if the view was rendered anew under it."""
+        def attempt():
+            action()
+            return True
+        self.wait(attempt, what, seconds)
+
+    def go(self, view):
+        self.driver.execute_script("location.hash = arguments[0]", view)
+        self.wait(lambda: self.driver.execute_script("return location.hash") == f"#{view}", f"the {view} view")
+
+    def login(self, user):
+        self.wait(lambda: self.find("#login-user")[0].is_displayed(), "the login form to show")
+        field = self.find("#login-user")[0]
+        field.clear()
+        field.send_keys(user)
+        password = self.find("#login-password")[0]
+        password.clear()
+        password.send_keys(PASSWORDS[user], Keys.ENTER)
+        self.wait(lambda: self.text("[data-testid=who-user]") == user, f"{user} to be logged in")
+
+    def char(self, topic):
+        return f'[data-testid=char][data-topic="{topic}"]'
+
+    def value_of(self, topic):
+        return self.driver.execute_script("return document.querySelector(arguments[0])?.dataset.value ?? null",
+                                          f'{self.char(topic)} [data-testid=value]')
+
+    def status_of(self, topic):
+        return self.text(f'{self.char(topic)} [data-testid=write-status]') or ""
+
+    def record_statuses(self, topic):
+        """Records every text the write status of `topic` shows, however briefly (a device without
+        latency acknowledges within a millisecond: faster than a poll)."""
+        self.driver.execute_script("""
+            const topic = arguments[0];
+            window.__statuses = [];
+            const seen = () => {
+              const line = document.querySelector(`[data-testid=char][data-topic="${topic}"] [data-testid=write-status]`);
+              if (line && line.textContent && window.__statuses.at(-1) !== line.textContent) window.__statuses.push(line.textContent);
+            };
+            window.__statusObserver?.disconnect();
+            window.__statusObserver = new MutationObserver(seen);
+            window.__statusObserver.observe(document.body, {subtree: true, childList: true, characterData: true});
+        """, topic)
+
+    def statuses(self):
+        return self.driver.execute_script("return window.__statuses || []")
+
+    def toggle(self, topic):
+        # The switch is a real checkbox under its drawn track: a click on the label is a person's click.
+        self.act(lambda: self.one(f"{self.char(topic)} label.switch", f"the switch of {topic}").click(), f"clicking the switch of {topic}")
+
+    def screenshot(self, name):
+        path = os.path.join(ROOT, "docs", name)
+        self.driver.save_screenshot(path)
+        log(f"   screenshot {os.path.relpath(path, ROOT)}")
+
+    def console_errors(self):
+        return [entry["message"] for entry in self.driver.get_log("browser")
+                if entry["level"] == "SEVERE" and "/api/session" not in entry["message"] and "/api/publish" not in entry["message"]]
+
+
+def checks(run):
+    page = Page(run)
+    driver = run.driver
+    driver.get(run.url())
+
+    # 1. Log in as alice; the demo home loads.
+    page.login("alice")
+    page.wait(lambda: page.text("[data-testid=who-role]") == "admin", "alice's role shown as admin")
+    page.wait(lambda: page.texts("[data-testid=room-name]")[:6]
+              == ["Default Room", "Living Room", "Kitchen", "Hallway", "Garage", "Bedroom"], "the demo home's rooms, default room first")
+    page.one("[data-testid=accessory][data-accessory=sim-lamp-1]", "the Floor Lamp's card")
+    page.wait(lambda: page.value_of(f"{LAMP}/on") == "false" and page.value_of(f"{LAMP}/brightness") == "40", "the lamp's values (off, 40)")
+    page.wait(lambda: page.text("[data-accessory=sim-lamp-1] [data-testid=reachable]") == "✓ reachable", "the Floor Lamp shown reachable in words")
+    page.wait(lambda: page.text("[data-accessory=sim-hue-reading] [data-testid=reachable]") == "✕ unreachable", "the Reading Lamp shown unreachable in words")
+    page.one("[data-accessory=sim-hue-bridge] [data-testid=bridge-of]", "the Hue Bridge listing what is behind it")
+    driver.execute_script("window.__noReload = true")
+    log("1. alice logged in: the demo home's rooms, the Floor Lamp (reachable, off, 40), the Reading Lamp unreachable, the bridge's accessories")
+
+    # 2. Toggle the floor lamp: pending, then acknowledged; the value follows the retained topic.
+    page.record_statuses(f"{LAMP}/on")
+    page.toggle(f"{LAMP}/on")
+    page.wait(lambda: "acknowledged in" in page.status_of(f"{LAMP}/on"), "the acknowledgement of the lamp's on")
+    page.wait(lambda: page.value_of(f"{LAMP}/on") == "true", "the lamp's value to follow (true)")
+    seen = page.statuses()
+    if not any("pending" in status for status in seen) or not seen[-1].startswith("✓ acknowledged in"):
+        raise Failure(f"the write status did not go pending -> acknowledged: {seen}")
+    if run.retained(f"{LAMP}/on") != "true":
+        raise Failure(f"the retained value of {LAMP}/on is {run.retained(f'{LAMP}/on')}, not true")
+    switch = f"{page.char(LAMP + '/on')} input[role=switch]"
+    if not page.checked(switch):
+        raise Failure("the switch is not on after the acknowledgement")
+    log(f"2. floor lamp on: {' -> '.join(seen)}; the page shows true, as retained")
+    if run.args.screenshots:
+        driver.execute_script("window.scrollTo(0, 0)")
+        page.screenshot("web-home.png")
+
+    # 3. A write the device refuses: its HAP error in words, the value unchanged.
+    run.request("simulator/behaviour", {"accessory": "sim-lamp-1", "fail_status": -70403})
+    page.record_statuses(f"{LAMP}/on")
+    page.toggle(f"{LAMP}/on")
+    page.wait(lambda: page.status_of(f"{LAMP}/on").startswith("✕"), "the refused write's error")
+    error = page.status_of(f"{LAMP}/on")
+    if "busy" not in error or "refused the write" not in error:
+        raise Failure(f"the refused write shows {error!r}, not the device's busy error in words")
+    page.wait(lambda: page.value_of(f"{LAMP}/on") == "true" and page.checked(switch), "the value and the switch to stay on")
+    run.request("simulator/behaviour", {"accessory": "sim-lamp-1", "fail_status": None})
+    log(f"3. refused write: {error!r}; the value stays true")
+
+    # 4. A device event updates the page without a reload.
+    run.request("simulator/update", {"accessory": "sim-lamp-1", "characteristic": "brightness", "value": 55})
+    page.wait(lambda: page.value_of(f"{LAMP}/brightness") == "55", "the brightness changed on the device (55) to show")
+    page.wait(lambda: page.text(f"{page.char(LAMP + '/brightness')} [data-testid=slider-value]") == "55%", "the slider to follow (55%)")
+    if not driver.execute_script("return window.__noReload === true"):
+        raise Failure("the page was reloaded")
+    log("4. the simulator changed the brightness to 55: the page shows 55 % and its slider moved, without a reload")
+
+    # 5. Rename a room from the management view.
+    page.go("manage")
+    garage = "[data-testid=manage-room][data-room=garage]"
+    page.one(garage, "the Garage's row in the management view")
+
+    def rename():
+        field = page.one(f"{garage} [data-testid=room-new-name]", "the Garage's name field")
+        field.clear()
+        field.send_keys("Car Port")
+        page.one(f"{garage} [data-testid=room-rename-submit]", "the Garage's rename button").click()
+    page.act(rename, "renaming the Garage")
+    page.wait(lambda: "renamed to Car Port" in (page.text("[data-testid=room-status][data-kind=ok]") or ""), "the rename's answer")
+    page.go("home")
+    page.wait(lambda: "Car Port" in page.texts("[data-testid=room-name]") and "Garage" not in page.texts("[data-testid=room-name]"),
+              "the room's new name on the home view")
+    log("5. Garage renamed to Car Port from the management view: the home view shows Car Port")
+
+    # 6. Pair the HAP test peer from the browser, by address (it announces nothing on mDNS).
+    page.go("pairing")
+    for attempt in range(1, 6):
+        form = "[data-testid=manual-pair]"
+
+        def pair():
+            for testid, value in [("manual-host", "127.0.0.1"), ("manual-port", str(run.peer_port)), ("setup-code", PINCODE)]:
+                field = page.one(f"{form} [data-testid={testid}]", f"the {testid} field")
+                field.clear()
+                field.send_keys(value)
+            page.one(f"{form} [data-testid=pair-room]", "the room to pair into").send_keys("Hallway")
+            page.one(f"{form} [data-testid=pair]", "the pair button").click()
+        if page.one(f"{form} [data-testid=setup-code]", "the setup code field").get_attribute("type") != "password":
+            raise Failure("the setup code field is not a password field")
+        page.act(pair, "filling in and sending the pair-by-address form")
+        page.wait(lambda: (page.text("[data-testid=manual-pair-status]") or "")[:1] in ("✓", "✕"), "the pairing's answer", 90)
+        outcome = page.text("[data-testid=manual-pair-status]")
+        if outcome.startswith("✓"):
+            break
+        # HAP-python's known quirk: it refuses a correct setup code about once in 85 pair-setups.
+        if "refused the setup code" not in outcome or attempt == 5:
+            raise Failure(f"pairing the HAP peer: {outcome}")
+        log(f"   pair-setup refused by HAP-python's setup-code quirk (attempt {attempt}); again")
+    if PINCODE in driver.current_url or PINCODE in driver.page_source:
+        raise Failure("the setup code is in the URL or the page after pairing")
+    if run.args.screenshots:
+        driver.execute_script("window.scrollTo(0, 0)")
+        page.screenshot("web-pairing.png")
+    page.go("home")
+    page.wait(lambda: "Desk Lamp" in page.texts("[data-testid=accessory-name]"), "the peer's Desk Lamp on the home view", 30)
+    page.wait(lambda: any("Desk Lamp" in card and "✓ reachable" in card and "Behind the bridge" in card for card in page.texts("[data-testid=accessory]")),
+              "the Desk Lamp reachable, behind its bridge")
+    log(f"6. paired the HAP peer from the browser ({outcome}): its Desk Lamp is on the home view, reachable, behind its bridge")
+
+    # 7. bob, a guest: no management controls; a forged request is refused.
+    page.act(lambda: page.one("[data-testid=logout]", "the logout button").click(), "logging out")
+    page.login("bob")
+    page.wait(lambda: page.text("[data-testid=who-role]") == "guest", "bob's role shown as guest")
+    page.one("[data-testid=accessory][data-accessory=sim-lamp-1]", "the Floor Lamp for bob")
+    for testid in ("tab-manage", "tab-pairing"):
+        if page.driver.execute_script("return document.querySelector(arguments[0]).checkVisibility()", f"[data-testid={testid}]"):
+            raise Failure(f"bob sees the {testid} tab")
+    page.go("manage")
+    page.one("[data-testid=admins-only]", "the guest's notice on the management view")
+    if page.find("[data-testid^=manage-], [data-testid=room-rename], [data-testid=pair-form]"):
+        raise Failure("bob's management view has management controls")
+    page.go("pairing")
+    page.one("[data-testid=admins-only]", "the guest's notice on the pairing view")
+    if page.find("[data-testid=pair-form], [data-testid=browser-start], [data-testid=unpair]"):
+        raise Failure("bob's pairing view has pairing controls")
+    page.go("home")
+    page.one("[data-testid=accessory][data-accessory=sim-lamp-1]", "the Floor Lamp for bob")
+    page.toggle(f"{LAMP}/on")
+    page.wait(lambda: "acknowledged in" in page.status_of(f"{LAMP}/on") and page.value_of(f"{LAMP}/on") == "false", "bob's switch to be acknowledged (off)")
+    watcher = RequestWatcher(run)
+    forged = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        (async () => {
+          const session = await (await fetch('/api/session')).json();
+          const post = (headers, topic, payload) => fetch('/api/publish', {method: 'POST',
+            headers: {'Content-Type': 'application/json', ...headers}, body: JSON.stringify({topic, payload})});
+          const forged = await post({'X-CSRF-Token': session.csrf}, 'homegate/$request/room/add', JSON.stringify({name: 'Forged Room'}));
+          const noToken = await post({}, 'homegate/demo-home/living-room/floor-lamp/lightbulb/on/set', 'true');
+          done({role: session.role, forged: [forged.status, await forged.text()], noToken: [noToken.status, await noToken.text()]});
+        })().catch((error) => done({error: String(error)}));
+    """)
+    if forged.get("role") != "guest" or forged["forged"][0] != 403 or forged["noToken"][0] != 403:
+        raise Failure(f"bob's forged requests were not both refused with 403: {forged}")
+    # The server publishes before it answers: a request it had let through is on the broker before the end marker.
+    reached = watcher.finish()
+    if reached:
+        raise Failure(f"a refused request reached the broker: {reached}")
+    layout = run.retained("homegate/$layout/demo-home") or ""
+    if "Forged Room" in layout or "Forged Room" in page.texts("[data-testid=room-name]"):
+        raise Failure("the forged room exists")
+    log(f"7. bob (guest): no management controls, his switch acknowledged; forged room/add -> {forged['forged'][0]} "
+        f"{forged['forged'][1]}, a set without the CSRF token -> {forged['noToken'][0]}; nothing reached the broker")
+
+    errors = page.console_errors()
+    if errors:
+        raise Failure("the browser's console has errors:\n" + "\n".join(errors))
+
+
+class RequestWatcher:
+    """Everything published under homegate/$request/ between start and finish, bracketed by markers
+    (published by this test and waited for), so that no timing is guessed."""
+
+    def __init__(self, run):
+        self.run = run
+        self.lines = []
+        self.process = subprocess.Popen(["mosquitto_sub", "-p", str(run.mqtt_port), "-t", "homegate/$request/#", "-v"],
+                                        stdout=subprocess.PIPE, text=True)
+        threading.Thread(target=self.read, daemon=True).start()
+        self.marker("start")
+
+    def read(self):
+        for line in self.process.stdout:
+            self.lines.append(line.strip())
+
+    def marker(self, name):
+        topic = f"homegate/$request/web-test/{name}"
+        deadline = time.monotonic() + 10
+        while not any(line.startswith(topic) for line in self.lines):  # the subscription may not be made yet
+            if time.monotonic() > deadline:
+                raise Failure(f"the marker {topic} never came back")
+            subprocess.run(["mosquitto_pub", "-p", str(self.run.mqtt_port), "-t", topic, "-m", "{}"], check=True)
+            deadline_one = time.monotonic() + 1
+            while time.monotonic() < deadline_one and not any(line.startswith(topic) for line in self.lines):
+                time.sleep(0.05)
+
+    def finish(self):
+        """What reached the broker besides the markers."""
+        self.marker("end")
+        self.process.terminate()
+        self.process.wait()
+        return [line for line in self.lines if not line.startswith("homegate/$request/web-test/")]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--homegate", required=True, help="the homegate binary")
+    parser.add_argument("--hap-python", required=True, help="the Python with HAP-python (the repo's .venv)")
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    parser.add_argument("--screenshots", action="store_true", help="write docs/web-home.png and docs/web-pairing.png")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary folder with every log")
+    args = parser.parse_args()
+    os.environ.setdefault("SE_OFFLINE", "true")  # selenium must not look for drivers or browsers on the network
+    run = Run(args)
+    started = time.monotonic()
+    try:
+        run.start_broker()
+        run.start_peer()
+        run.start_homegate()
+        log(f"Mosquitto on {run.mqtt_port}, the HAP peer on {run.peer_port}, homegate online with its page on {run.ui_port}")
+        run.start_browser()
+        checks(run)
+        log(f"all checks passed in {time.monotonic() - started:.0f} s")
+        return 0
+    except Exception as failure:  # a Failure, or selenium's own (an element gone, the browser dead)
+        if isinstance(failure, Failure):
+            log(f"FAILED: {failure}")
+        else:
+            log("FAILED: " + "".join(traceback.format_exception(failure)).strip())
+        if run.driver:
+            try:
+                run.driver.save_screenshot(os.path.join(run.folder, "failure.png"))
+                with open(os.path.join(run.folder, "browser-console.log"), "w") as file:
+                    file.write("\n".join(str(entry) for entry in run.driver.get_log("browser")))
+            except Exception:
+                pass
+        args.keep = True
+        return 1
+    finally:
+        run.stop_all()
+        if args.keep:
+            log(f"logs kept in {run.folder}")
+        else:
+            shutil.rmtree(run.folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
