@@ -117,7 +117,7 @@ public actor LiveFeed {
             switch event {
             case .connected:
                 isConnected = true
-                logger.debug("web page: connected to the broker")
+                logger.info("web page: connected to the broker")
             case .disconnected, .stopped:
                 if isConnected {
                     isConnected = false

@@ -20,8 +20,10 @@ import TestSupport
         let jar: String
         var extraCurl: [String] = []
 
-        func get(_ path: String, headers: [String] = []) async throws -> Answer {
-            try await call(["-X", "GET"] + headers.flatMap { ["-H", $0] }, path)
+        /// - Parameter maxSeconds: cut the transfer after this long (an upgraded connection never ends).
+        func get(_ path: String, headers: [String] = [], maxSeconds: Int? = nil) async throws -> Answer {
+            try await call(["-X", "GET"] + headers.flatMap { ["-H", $0] } + (maxSeconds.map { ["-m", "\($0)"] } ?? []), path,
+                           acceptTimeout: maxSeconds != nil)
         }
 
         func post(_ path: String, _ body: String, headers: [String] = []) async throws -> Answer {
@@ -32,10 +34,12 @@ import TestSupport
             try #require(try await get("/api/session").json["csrf"] as? String)
         }
 
-        private func call(_ arguments: [String], _ path: String) async throws -> Answer {
+        private func call(_ arguments: [String], _ path: String, acceptTimeout: Bool = false) async throws -> Answer {
             let curl = try Executable.locate("curl", install: "apt-get install curl")
             let process = try ChildProcess(curl, ["-s", "-i", "-b", jar, "-c", jar] + extraCurl + arguments + [base + path])
-            #expect(try await process.waitForExit() == 0, "curl \(path): \(process.output.value)")
+            let status = try await process.waitForExit()
+            // 28: curl's "operation timed out", what -m gives on a connection that stays open.
+            #expect(status == 0 || (acceptTimeout && status == 28), "curl \(path): \(process.output.value)")
             return Self.parse(process.output.value)
         }
 
@@ -76,6 +80,7 @@ import TestSupport
         }
         let fixture = try await GatewayFixture.start(config: GatewayFixture.demoText(appending: section), folder: folder)
         try await fixture.gateway.waitForOutput(containing: "web page on")
+        try await fixture.gateway.waitForOutput(containing: "web page: connected to the broker")
         return (fixture, port)
     }
 
