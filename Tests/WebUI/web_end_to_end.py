@@ -7,16 +7,17 @@ Mosquitto (anonymous), the HAP-python test peer (Tests/Fixtures/hap/hap_peer.py,
 homegate on the demo home with `ui:` on, logins from a users file (alice admin, bob guest) and a
 Mosquitto password file made with `homegate passwd`. Then, in the browser, it checks:
 
-1. alice logs in; the demo home loads (its rooms, the Floor Lamp's card);
+1. alice logs in; the demo home loads (its rooms, the Floor Lamp's card), and fits a 360 px phone;
 2. toggling the floor lamp's `on` shows pending, then "acknowledged in ... ms", and the value
-   shown follows the retained topic;
+   shown follows the retained topic; its mosquitto_pub line is shown;
 3. a write the device refuses (the simulator's fail_status) shows the HAP error in words, and the
    value stays;
 4. a device event (the simulator changes the brightness) updates the page without a reload;
-5. a room renamed from the management view shows its new name on the home view;
+5. a room renamed from the management view shows its new name on the home view, and the log
+   shows the rename's event and the acknowledgements;
 6. the HAP test peer, paired from the browser with its setup code (the by-address form: the peer
    announces nothing over mDNS), appears with its accessories;
-7. bob (guest) sees no management controls and can still switch the lamp; a forged management
+7. bob (guest) sees no management controls and can still switch the lamp (with the keyboard); a forged management
    request from his session (with his CSRF token) is refused with 403 and nothing is published,
    and so is a set without the CSRF token.
 
@@ -41,6 +42,7 @@ import traceback
 from selenium import webdriver
 from selenium.common.exceptions import TimeoutException, StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
@@ -243,6 +245,10 @@ class Page:
     def text(self, css):
         return self.driver.execute_script("return document.querySelector(arguments[0])?.innerText ?? null", css)
 
+    def content(self, css):
+        """The text of an element even when it is not rendered (inside a closed disclosure)."""
+        return self.driver.execute_script("return document.querySelector(arguments[0])?.textContent ?? null", css)
+
     def texts(self, css):
         return self.driver.execute_script("return [...document.querySelectorAll(arguments[0])].map((element) => element.innerText)", css)
 
@@ -302,6 +308,19 @@ class Page:
         # The switch is a real checkbox under its drawn track: a click on the label is a person's click.
         self.act(lambda: self.one(f"{self.char(topic)} label.switch", f"the switch of {topic}").click(), f"clicking the switch of {topic}")
 
+    def phone_overflow(self):
+        """The elements wider than a 360 px screen (emulated), for the view shown."""
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 360, "height": 800, "deviceScaleFactor": 1, "mobile": True})
+        try:
+            self.wait(lambda: self.driver.execute_script("return document.documentElement.clientWidth") == 360, "the 360 px screen")
+            return self.driver.execute_script("""
+                const width = document.documentElement.clientWidth;
+                return [...document.querySelectorAll('body *')].filter((element) => element.getBoundingClientRect().right > width + 1)
+                  .slice(0, 5).map((element) => `${element.tagName.toLowerCase()}.${element.className} ${Math.round(element.getBoundingClientRect().right)} px`);
+            """)
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
     def screenshot(self, name):
         path = os.path.join(ROOT, "docs", name)
         self.driver.save_screenshot(path)
@@ -327,8 +346,12 @@ def checks(run):
     page.wait(lambda: page.text("[data-accessory=sim-lamp-1] [data-testid=reachable]") == "✓ reachable", "the Floor Lamp shown reachable in words")
     page.wait(lambda: page.text("[data-accessory=sim-hue-reading] [data-testid=reachable]") == "✕ unreachable", "the Reading Lamp shown unreachable in words")
     page.one("[data-accessory=sim-hue-bridge] [data-testid=bridge-of]", "the Hue Bridge listing what is behind it")
+    overflow = page.phone_overflow()
+    if overflow:
+        raise Failure(f"at 360 px wide, the home view is wider than the screen: {overflow}")
     driver.execute_script("window.__noReload = true")
-    log("1. alice logged in: the demo home's rooms, the Floor Lamp (reachable, off, 40), the Reading Lamp unreachable, the bridge's accessories")
+    log("1. alice logged in: the demo home's rooms, the Floor Lamp (reachable, off, 40), the Reading Lamp unreachable, "
+        "the bridge's accessories; nothing wider than a 360 px phone")
 
     # 2. Toggle the floor lamp: pending, then acknowledged; the value follows the retained topic.
     page.record_statuses(f"{LAMP}/on")
@@ -343,10 +366,15 @@ def checks(run):
     switch = f"{page.char(LAMP + '/on')} input[role=switch]"
     if not page.checked(switch):
         raise Failure("the switch is not on after the acknowledgement")
-    log(f"2. floor lamp on: {' -> '.join(seen)}; the page shows true, as retained")
+    command = page.content(f"{page.char(LAMP + '/on')} [data-testid=command]")
+    if command != f"mosquitto_pub -t '{LAMP}/on/set' -m true":
+        raise Failure(f"the lamp's command line is {command!r}")
+    log(f"2. floor lamp on: {' -> '.join(seen)}; the page shows true, as retained; its line: {command}")
     if run.args.screenshots:
-        driver.execute_script("window.scrollTo(0, 0)")
+        # The picture shows the lamp's topic and command line too.
+        driver.execute_script("document.querySelector(arguments[0]).open = true; window.scrollTo(0, 0)", f"{page.char(LAMP + '/on')} details")
         page.screenshot("web-home.png")
+        driver.execute_script("document.querySelector(arguments[0]).open = false", f"{page.char(LAMP + '/on')} details")
 
     # 3. A write the device refuses: its HAP error in words, the value unchanged.
     run.request("simulator/behaviour", {"accessory": "sim-lamp-1", "fail_status": -70403})
@@ -383,7 +411,13 @@ def checks(run):
     page.go("home")
     page.wait(lambda: "Car Port" in page.texts("[data-testid=room-name]") and "Garage" not in page.texts("[data-testid=room-name]"),
               "the room's new name on the home view")
-    log("5. Garage renamed to Car Port from the management view: the home view shows Car Port")
+    page.go("log")
+    page.wait(lambda: any("room-renamed" in entry and "Car Port" in entry for entry in page.texts("[data-testid=log-entry][data-kind=event]")),
+              "the rename's event in the log")
+    page.wait(lambda: any("lightbulb/on/set/result" in entry for entry in page.texts("[data-testid=log-entry][data-kind=ack]")),
+              "the lamp's acknowledgements in the log")
+    page.go("home")
+    log("5. Garage renamed to Car Port from the management view: the home view shows Car Port, the log its room-renamed event")
 
     # 6. Pair the HAP test peer from the browser, by address (it announces nothing on mDNS).
     page.go("pairing")
@@ -437,7 +471,9 @@ def checks(run):
         raise Failure("bob's pairing view has pairing controls")
     page.go("home")
     page.one("[data-testid=accessory][data-accessory=sim-lamp-1]", "the Floor Lamp for bob")
-    page.toggle(f"{LAMP}/on")
+    # With the keyboard: the switch takes the focus and the space bar.
+    page.act(lambda: driver.execute_script("document.querySelector(arguments[0]).focus()", switch), "focusing the lamp's switch")
+    ActionChains(driver).send_keys(Keys.SPACE).perform()
     page.wait(lambda: "acknowledged in" in page.status_of(f"{LAMP}/on") and page.value_of(f"{LAMP}/on") == "false", "bob's switch to be acknowledged (off)")
     watcher = RequestWatcher(run)
     forged = driver.execute_async_script("""
@@ -460,7 +496,7 @@ def checks(run):
     layout = run.retained("homegate/$layout/demo-home") or ""
     if "Forged Room" in layout or "Forged Room" in page.texts("[data-testid=room-name]"):
         raise Failure("the forged room exists")
-    log(f"7. bob (guest): no management controls, his switch acknowledged; forged room/add -> {forged['forged'][0]} "
+    log(f"7. bob (guest): no management controls, his switch (by keyboard) acknowledged; forged room/add -> {forged['forged'][0]} "
         f"{forged['forged'][1]}, a set without the CSRF token -> {forged['noToken'][0]}; nothing reached the broker")
 
     errors = page.console_errors()

@@ -39,7 +39,10 @@ async function boot() {
     $("main").focus();
   });
   window.addEventListener("hashchange", () => render({focus: true}));
-  state.store.onLayout(() => { if (state.synced) render(); });
+  // The accessory browser's finds are shown on the pairing view only.
+  state.store.onLayout((kinds) => {
+    if (state.synced && (kinds.has("layout") || currentView() === "pairing")) render();
+  });
   try {
     start(await api.session());
   } catch (error) {
@@ -119,6 +122,11 @@ function connect() {
     if (state.socket !== socket) return; // replaced or stopped on purpose
     state.socket = null;
     state.synced = false;
+    // What the page showed of the broker and the gateway is no longer known.
+    for (const [id, text] of [["status-broker", "broker: ? unknown"], ["status-gateway", "gateway: ? unknown"]]) {
+      $(id).textContent = text;
+      $(id).dataset.state = "pending";
+    }
     scheduleReconnect();
   });
 }
@@ -196,7 +204,8 @@ function currentHome(homes) {
   return homes.find((home) => home.id === state.homeId) ?? homes.find((home) => home.primary) ?? homes[0];
 }
 
-/** Renders the view anew; what someone typed (inputs with an id they changed) and the focus stay. */
+/** Renders the view anew; what someone typed (inputs with an id they changed), the disclosures
+ *  they opened and the focus stay. */
 function render({focus = false} = {}) {
   if (!state.session) return;
   const container = $("view");
@@ -261,10 +270,14 @@ function keepInputs(container) {
   for (const input of container.querySelectorAll(":is(input, select, textarea)[id][data-dirty]:not([data-live])")) {
     values.set(input.id, input.type === "checkbox" ? input.checked : input.value);
   }
-  return {values, focused: container.contains(document.activeElement) ? document.activeElement.id : null};
+  const open = new Set([...container.querySelectorAll("details[open][data-key]")].map((details) => details.dataset.key));
+  return {values, open, focused: container.contains(document.activeElement) ? document.activeElement.id : null};
 }
 
-function restoreInputs(container, {values, focused}) {
+function restoreInputs(container, {values, open, focused}) {
+  for (const details of container.querySelectorAll("details[data-key]")) {
+    if (open.has(details.dataset.key)) details.open = true;
+  }
   for (const [id, value] of values) {
     const input = document.getElementById(id);
     if (!input || !container.contains(input)) continue;

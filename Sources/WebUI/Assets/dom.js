@@ -73,7 +73,7 @@ export function codeLine(text, what, testid) {
 
 /** The "MQTT" disclosure: the object's topic and, when given, the command line for it. */
 export function mqttDetails(topic, commandLine, label = "MQTT") {
-  return h("details", {className: "mqtt"},
+  return h("details", {className: "mqtt", dataset: {key: `${label} ${topic}`}},
     h("summary", {}, label),
     codeLine(topic, "topic", "topic"),
     commandLine ? codeLine(commandLine, "command", "command") : null);

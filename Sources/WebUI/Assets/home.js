@@ -18,7 +18,7 @@ export function renderHome(ctx) {
     h("div", {className: "section-head"},
       h("h1", {id: "home-title", dataset: {testid: "home-name"}}, home.name),
       home.primary ? h("span", {className: "badge"}, "primary home") : null,
-      mqttDetails(home.topic, `mosquitto_sub -v -t '${home.topic}/#'`)),
+      mqttDetails(home.topic, `mosquitto_sub -v -t '${home.topic}/#'`, "MQTT: the home")),
     home.zones.length ? zonesLine(home) : null,
     home.actionSets.length ? actionSets(ctx, home) : null,
     roomJumps(home),
@@ -54,7 +54,7 @@ function actionSets(ctx, home) {
         h("span", {className: "muted"}, ` ${set.actions.length} action${set.actions.length === 1 ? "" : "s"} `),
         h("button", {type: "button", dataset: {testid: "execute"}, onclick: () => executeSet(ctx, home, set, status)}, "Execute"),
         status,
-        mqttDetails(topic, mosquittoPub(topic, "")));
+        mqttDetails(topic, mosquittoPub(topic, ""), "MQTT: execute"));
     })));
 }
 
@@ -78,7 +78,7 @@ function renderRoom(ctx, home, room, byId) {
   h("div", {className: "section-head"},
     h("h2", {id: `room-title-${room.id}`, tabindex: "-1", dataset: {testid: "room-name"}}, room.name),
     h("span", {className: "muted"}, accessories === null ? "loading…" : `${accessories.length} accessor${accessories.length === 1 ? "y" : "ies"}`),
-    mqttDetails(room.topic, `mosquitto_sub -v -t '${room.topic}/#'`)),
+    mqttDetails(room.topic, `mosquitto_sub -v -t '${room.topic}/#'`, "MQTT: the room")),
   accessories === null ? null
     : h("div", {className: "accessories"}, accessories.map((accessory) => renderAccessory(ctx, home, accessory, byId))));
 }
@@ -110,7 +110,8 @@ function renderAccessory(ctx, home, accessory, byId) {
       h("button", {type: "button", className: "secondary", dataset: {testid: "identify"},
         onclick: () => identify(ctx, home, accessory, identifyStatus)}, "Identify"),
       identifyStatus,
-      mqttDetails(`${accessory.topic}`, mosquittoPub(`${ctx.session.base}/$request/accessory/identify`, JSON.stringify({accessory: accessory.id})))));
+      mqttDetails(`${accessory.topic}`, mosquittoPub(`${ctx.session.base}/$request/accessory/identify`, JSON.stringify({accessory: accessory.id})),
+        "MQTT: the accessory, identify")));
   return article;
 }
 
@@ -145,7 +146,7 @@ function renderService(ctx, service) {
     h("h4", {}, title, title.toLowerCase() !== humanize(service.type).toLowerCase() ? h("span", {className: "muted"}, ` · ${humanize(service.type)}`) : null,
       service.primary ? h("span", {className: "muted"}, " · primary") : null),
     h("div", {className: "chars"}, service.characteristics.map((characteristic) => renderCharacteristic(ctx, characteristic))),
-    mqttDetails(service.topic, mosquittoPub(`${service.topic}/set`, JSON.stringify(sampleObject(ctx, service)))));
+    mqttDetails(service.topic, mosquittoPub(`${service.topic}/set`, JSON.stringify(sampleObject(ctx, service))), "MQTT: the whole service"));
 }
 
 // A service-level set with the current values of its writable characteristics (section 3).
@@ -184,7 +185,7 @@ function renderCharacteristic(ctx, characteristic) {
     row.value,
     row.controlSlot,
     row.status,
-    h("details", {className: "mqtt"}, h("summary", {}, "MQTT"),
+    h("details", {className: "mqtt", dataset: {key: `MQTT ${topic}`}}, h("summary", {}, "MQTT"),
       codeLine(topic, "topic", "topic"),
       h("div", {className: "code-line"}, row.command, copyButton(() => row.command.textContent, "command"))),
     row.readable ? h("button", {type: "button", className: "secondary small read", id: `read-${cssId(topic)}`, dataset: {testid: "read"},

@@ -115,7 +115,7 @@ function roomRow(ctx, room) {
   const isDefault = room.id === "default-room";
   const rename = textField(`room-rename-${cssId(room.id)}`, `New name for ${room.name}`, room.name, "room-new-name");
   return h("li", {className: "row", dataset: {testid: "manage-room", room: room.id}},
-    h("strong", {}, room.name), h("span", {className: "muted"}, ` ${room.accessories?.length ?? "?"} accessories`),
+    h("strong", {}, room.name), h("span", {className: "muted"}, ` ${room.accessories?.length ?? "?"} accessor${room.accessories?.length === 1 ? "y" : "ies"}`),
     isDefault ? h("span", {className: "muted"}, " (the default room: accessories without a room)") : [
       inlineForm("room-rename", rename.element, "Rename", () =>
         act(ctx, status, "room", "rename", {room: room.name, newName: rename.input.value.trim()}, `renamed to ${rename.input.value.trim()}`)),

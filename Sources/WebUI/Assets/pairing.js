@@ -125,7 +125,7 @@ function unpairSection(ctx, base) {
     accessories.map((accessory) => h("option", {value: accessory.id}, `${accessory.name} (${accessory.id})`)));
   const button = h("button", {type: "submit", className: "danger", dataset: {testid: "unpair"}}, "Unpair…");
   let armed = null;
-  const form = h("form", {className: "inline"}, h("label", {}, "Accessory ", select), button);
+  const form = h("form", {className: "inline"}, h("label", {className: "field"}, h("span", {}, "Accessory"), select), button);
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     // Two steps: the first press asks, the second (within 8 s) unpairs.

@@ -30,7 +30,8 @@ export class Store {
     if (payload === "") this.topics.delete(topic);
     else this.topics.set(topic, payload);
     for (const listener of this.topicListeners.get(topic) ?? []) listener(payload === "" ? undefined : payload);
-    if (topic.startsWith(`${this.base}/$layout`) || topic.startsWith(`${this.base}/$browser/`)) this.layoutChanged();
+    if (topic.startsWith(`${this.base}/$layout`)) this.layoutChanged("layout");
+    else if (topic.startsWith(`${this.base}/$browser/`)) this.layoutChanged("browser");
   }
 
   get(topic) { return this.topics.get(topic); }
@@ -49,12 +50,19 @@ export class Store {
     return () => this.topicListeners.get(topic)?.delete(listener);
   }
 
-  /** Structure changes arrive in bursts (one part per room): listeners hear once per burst. */
+  /** Structure changes arrive in bursts (one part per room): listeners hear once per burst, with
+   *  what changed: a Set of "layout" (the homes) and "browser" (the accessory browser's finds). */
   onLayout(listener) { this.layoutListeners.add(listener); }
 
-  layoutChanged() {
+  layoutChanged(kind) {
+    this.changedKinds ??= new Set();
+    this.changedKinds.add(kind);
     clearTimeout(this.layoutTimer);
-    this.layoutTimer = setTimeout(() => { for (const listener of this.layoutListeners) listener(); }, 60);
+    this.layoutTimer = setTimeout(() => {
+      const kinds = this.changedKinds;
+      this.changedKinds = new Set();
+      for (const listener of this.layoutListeners) listener(kinds);
+    }, 60);
   }
 
   /** The homes: [{id, name, primary, topic, rooms: [{..., accessories: [...] | null}], zones, actionSets, triggers}].
