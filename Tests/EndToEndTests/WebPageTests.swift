@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 import TestSupport
 
@@ -183,6 +184,21 @@ import TestSupport
         #expect(try await alice.post("/api/logout", "{}", headers: ["X-CSRF-Token: \(csrf)"]).status == 200)
         let set = #"{"topic": "\#(Self.lamp)/set", "payload": "true"}"#
         #expect(try await alice.post("/api/publish", set, headers: ["X-CSRF-Token: \(csrf)"]).status == 401)
+        try await fixture.stop()
+    }
+
+    @Test("a hundred idle connections and twenty open pages do not keep the page from answering")
+    func idleConnections() async throws {
+        let (fixture, port) = try await Self.start(signIn: false)
+        let browser = try Self.browser(port)
+        _ = try await browser.get("/api/session")
+        let cookie = try WebPageFeedTests.sessionCookie(browser)
+        let idle = try (0..<100).map { _ in try RawWebSocket.connectTCP(port: port) }
+        let pages = try (0..<20).map { _ in try RawWebSocket(port: port, path: "/ws", headers: ["Origin: http://127.0.0.1:\(port)", "Cookie: \(cookie)"]) }
+        #expect(try await browser.get("/api/session").status == 200)
+        #expect(try await browser.get("/").status == 200)
+        idle.forEach { close($0) }
+        pages.forEach { $0.sendClose() }
         try await fixture.stop()
     }
 
