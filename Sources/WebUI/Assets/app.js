@@ -5,7 +5,7 @@
 import {api, Commands, HttpError} from "./api.js";
 import {Store, isTransient} from "./store.js";
 import {Log} from "./log.js";
-import {h} from "./dom.js";
+import {h, forgetStatuses} from "./dom.js";
 import {renderHome} from "./home.js";
 import {renderPairing} from "./pairing.js";
 import {renderManage} from "./manage.js";
@@ -30,7 +30,7 @@ const isAdmin = () => state.session?.role === "admin";
 
 // Session -------------------------------------------------------------------------------------------
 
-async function boot() {
+function boot() {
   $("logout").addEventListener("click", logout);
   $("login-form").addEventListener("submit", login);
   // The skip link must not change the hash: the hash names the view.
@@ -43,22 +43,29 @@ async function boot() {
   state.store.onLayout((kinds) => {
     if (state.synced && (kinds.has("layout") || currentView() === "pairing")) render();
   });
+  loadSession();
+}
+
+async function loadSession() {
   try {
     start(await api.session());
   } catch (error) {
     if (error instanceof HttpError && error.status === 401) showLogin();
-    else failed(`The gateway did not answer: ${error.message}. Retrying…`, boot);
+    else failed(`The gateway did not answer: ${error.message}. Retrying…`, loadSession);
   }
 }
 
 function showLogin(message = "") {
   stopSocket();
   state.session = null;
+  forgetStatuses(); // the next user must not see this one's answers
   $("login").hidden = false;
   $("tabs").hidden = true;
   $("who").hidden = true;
   $("view").replaceChildren();
   $("login-error").textContent = message;
+  $("login-error").className = "muted"; // "logged out", "session ended": news, not an error
+  $("login-password").value = "";
   setSocketStatus("page: logged out");
   $("login-user").focus();
 }
@@ -74,12 +81,14 @@ async function login(event) {
     start(session);
   } catch (error) {
     $("login-error").textContent = `✕ ${error.message}`;
+    $("login-error").className = "error";
     $("login-password").select();
   }
 }
 
 async function logout() {
   try { await api.logout(state.session.csrf); } catch { /* the session may be over already */ }
+  $("login-user").value = ""; // a shared screen: the next person types their own name
   showLogin("You are logged out.");
 }
 

@@ -84,6 +84,12 @@ export function mqttDetails(topic, commandLine, label = "MQTT") {
 const statusMemory = new Map(); // key -> {kind, text}
 const liveStatus = new Map();   // key -> the element currently showing it
 
+/** Forgets every status line's state (another user signs in). */
+export function forgetStatuses() {
+  statusMemory.clear();
+  liveStatus.clear();
+}
+
 /** A status line (role=status, polite) remembered under `key`. */
 export function statusLine(testid, key) {
   const element = h("p", {className: "status-line", role: "status", dataset: testid ? {testid} : {}});

@@ -185,7 +185,8 @@ function renderCharacteristic(ctx, characteristic) {
     row.value,
     row.controlSlot,
     row.status,
-    h("details", {className: "mqtt", dataset: {key: `MQTT ${topic}`}}, h("summary", {}, "MQTT"),
+    h("details", {className: "mqtt", dataset: {key: `MQTT ${topic}`}},
+      h("summary", {}, "MQTT", h("span", {className: "sr-only"}, ` of ${humanize(characteristic.type)}`)),
       codeLine(topic, "topic", "topic"),
       h("div", {className: "code-line"}, row.command, copyButton(() => row.command.textContent, "command"))),
     row.readable ? h("button", {type: "button", className: "secondary small read", id: `read-${cssId(topic)}`, dataset: {testid: "read"},
@@ -281,9 +282,14 @@ function sliderControl(row, labelledBy) {
   const unit = UNITS[row.characteristic.unit] ?? "";
   const show = () => { shown.textContent = `${range.value}${unit}`; };
   range.addEventListener("input", show);
+  // While a finger or the mouse holds the thumb, a value arriving (a drifting sensor) must not move it.
+  let dragging = false;
+  range.addEventListener("pointerdown", () => { dragging = true; });
+  for (const end of ["pointerup", "pointercancel"]) range.addEventListener(end, () => { dragging = false; });
   // "change" fires on release (and per key press): one write per gesture, not one per pixel.
   range.addEventListener("change", () => { show(); write(row, numberFor(format, range.value)); });
   row.sync = () => {
+    if (dragging) return;
     const value = parseValue(row.ctx.store.get(row.topic));
     if (typeof value === "number") range.value = String(value);
     show();

@@ -6,6 +6,7 @@
 import {h, mqttDetails, mosquittoPub, statusLine, setStatus, humanize} from "./dom.js";
 import {errorText} from "./api.js";
 import {httpText} from "./home.js";
+import {categoryIcon} from "./icons.js";
 
 /** ctx: {store, commands, session, home, browser: {browsing}} */
 export function renderPairing(ctx) {
@@ -50,6 +51,7 @@ function foundDevice(ctx, device) {
   const status = statusLine("pair-status", `pair:${device.device}`);
   const form = pairForm(ctx, `found-${device.device}`, status, () => ({device: device.device}), device.paired);
   return h("li", {className: "found-device", dataset: {testid: "found-device", device: device.device}},
+    categoryIcon(device.categoryName), " ",
     h("strong", {}, device.name ?? device.device), " ",
     h("span", {className: "muted"}, `${humanize(device.categoryName ?? "other")}${device.model ? " · " + device.model : ""} · ${device.host}:${device.port} · id ${device.device}`),
     device.paired ? h("p", {className: "warning"}, "⚠ Paired with another controller: remove it there (or reset it) before pairing here.") : null,
@@ -72,6 +74,7 @@ function roomSelect(ctx, id) {
 // The form's method is "dialog"-free: submit is always handled here, so nothing reaches a URL.
 function pairForm(ctx, key, status, target, disabled) {
   const code = codeInput(`${key}-code`);
+  code.disabled = !!disabled;
   const room = roomSelect(ctx, `${key}-room`);
   const form = h("form", {className: "pair-form", autocomplete: "off", dataset: {testid: "pair-form"}},
     h("label", {}, "Setup code ", code),
