@@ -3,7 +3,7 @@
 
 Run it with the venv that scripts/setup makes: `.venv/bin/python Tests/Fixtures/hap/zoo_peer.py
 --port P --database Tests/Fixtures/hap/zoo/eve_energy.json [--pincode 031-45-154] [--mac ID]
-[--state FILE] [--verbose]`. Sources/Harness/ZooPeer.swift drives it.
+[--state FILE] [--mdns [--name NAME] [--category N]] [--verbose]`. Sources/Harness/ZooPeer.swift drives it.
 
 HAP-python 5.0.0 does the HAP part (pair-setup, pair-verify, the encrypted sessions, EVENT
 messages, pairings); this script replaces the accessory model behind it with the captured
@@ -302,6 +302,9 @@ def parse_arguments():
     parser.add_argument("--garbage", action="store_true", help="GET /accessories answers an unusable database")
     parser.add_argument("--mdns", action="store_true",
                         help="advertise by mDNS (HAP-python's own zeroconf); ONLY inside a network namespace a test made")
+    parser.add_argument("--name", default="Zoo Peer",
+                        help="the name it announces (mDNS name before the id's last 6 digits, and md); default: Zoo Peer")
+    parser.add_argument("--category", type=int, default=2, help="the HAP category it announces (ci); default: 2, bridge")
     parser.add_argument("--verbose", action="store_true")
     arguments = parser.parse_args()
     if not re.fullmatch(r"\d{3}-\d{2}-\d{3}", arguments.pincode):
@@ -333,7 +336,8 @@ def main():
         async_zeroconf_instance=None if arguments.mdns else SilentZeroconf(),
     )
     # HAP-python needs an accessory of its own for its state and setup; what it serves is the database.
-    placeholder = Bridge(driver, "Zoo Peer")
+    placeholder = Bridge(driver, arguments.name)
+    placeholder.category = arguments.category
     placeholder.setup_message = lambda: None
     driver.add_accessory(placeholder)
     for signum in (signal.SIGTERM, signal.SIGINT):
