@@ -30,6 +30,8 @@ final class DeviceLink: Sendable {
         var configurationNumber: Int?
         /// It changed: the structure is to be read again.
         var rereadPending = false
+        /// Why the pending read happens, for the log.
+        var rereadReason = ""
     }
 
     private let state = Mutex(State())
@@ -59,6 +61,8 @@ final class DeviceLink: Sendable {
             defer { state.configurationNumber = number }
             guard state.configurationNumber != number else { return false }
             state.rereadPending = true
+            state.rereadReason = state.configurationNumber.map { "its configuration number changed from \($0) to \(number)" }
+                ?? "first seen on mDNS in this session (configuration number \(number))"
             return true
         }
         if changed { rereadWake.signal() }
@@ -184,8 +188,12 @@ final class DeviceLink: Sendable {
     private func rereadWhenAsked(_ client: Client) async {
         while !Task.isCancelled {
             await rereadWake.wait(upTo: .seconds(3600))
-            guard state.withLock({ state in defer { state.rereadPending = false }; return state.rereadPending }) else { continue }
-            logger.info("\(device.name) (\(device.deviceID)): its configuration number changed; reading its accessories again")
+            let reason = state.withLock { state -> String? in
+                defer { state.rereadPending = false }
+                return state.rereadPending ? state.rereadReason : nil
+            }
+            guard let reason else { continue }
+            logger.info("\(device.name) (\(device.deviceID)): \(reason); reading its accessories again")
             do {
                 let (mapping, warnings) = try await describe(client)
                 let before = state.withLock { state in

@@ -517,6 +517,10 @@ def checks(run):
         log(f"   pair-setup refused by HAP-python's setup-code quirk (attempt {attempt}); again")
     page.wait(lambda: not page.find(found), "the paired light strip gone from the found list", 30)
     page.wait(lambda: run.retained(f"homegate/$browser/{device}") is None, f"homegate/$browser/{device} cleared", 10)
+    # The entry is gone, and its status line with it; the browser's "last pairing" line keeps it.
+    last = page.text("[data-testid=last-pairing]") or ""
+    if not (last.startswith("✓") and "paired: 1 accessory" in last):
+        raise Failure(f"the pairing's outcome is not kept once the found entry is gone: {last!r}")
     statuses = driver.execute_script("return window.__pairStatuses")
     if PINCODE in driver.current_url or PINCODE in driver.page_source:
         raise Failure("the setup code is in the URL or the page after pairing")

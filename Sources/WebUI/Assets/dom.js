@@ -113,6 +113,13 @@ export function setStatus(element, kind, text) {
   paint(element, kind, text);
 }
 
+/** Sets the status line remembered under `key`, whether or not one is on the page now. */
+export function setStatusOf(key, kind, text) {
+  statusMemory.set(key, {kind, text});
+  const element = liveStatus.get(key);
+  if (element) paint(element, kind, text);
+}
+
 function paint(element, kind, text) {
   const symbols = {pending: "… ", ok: "✓ ", error: "✕ ", info: ""};
   element.dataset.kind = kind;

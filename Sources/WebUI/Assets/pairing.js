@@ -3,7 +3,7 @@
 // $request/accessory/unpair (docs/mqtt-api.md section 7). The setup code is sent in the request's
 // body only: it is never put into the URL, the log panel or a command line shown on the page.
 
-import {h, mqttDetails, mosquittoPub, statusLine, setStatus, humanize} from "./dom.js";
+import {h, mqttDetails, mosquittoPub, statusLine, setStatus, setStatusOf, humanize} from "./dom.js";
 import {errorText} from "./api.js";
 import {httpText} from "./home.js";
 import {categoryIcon} from "./icons.js";
@@ -42,14 +42,17 @@ function browserSection(ctx, base) {
       h("button", {type: "button", className: "secondary", dataset: {testid: "browser-stop"}, onclick: toggle("stop")}, "Stop browsing")),
     status,
     mqttDetails(`${base}/$browser/#`, mosquittoPub(`${base}/$request/browser/start`, "{}")),
-    h("h3", {}, `Found (${devices.length})`),
+    // A found device leaves the list once paired, and its own status line with it: the outcome
+    // of the last pairing from the list stays here.
+    statusLine("last-pairing", "pair:last"),
+    h("h3", {className: "found-title"}, `Found (${devices.length})`),
     devices.length === 0 ? h("p", {className: "muted", dataset: {testid: "found-none"}}, "No unpaired accessory found yet.")
       : h("ul", {className: "plain found", dataset: {testid: "found"}}, devices.map((device) => foundDevice(ctx, device))));
 }
 
 function foundDevice(ctx, device) {
   const status = statusLine("pair-status", `pair:${device.device}`);
-  const form = pairForm(ctx, `found-${device.device}`, status, () => ({device: device.device}), device.paired);
+  const form = pairForm(ctx, `found-${device.device}`, status, () => ({device: device.device}), device.paired, device.name ?? device.device);
   return h("li", {className: "found-device", dataset: {testid: "found-device", device: device.device}},
     categoryIcon(device.categoryName), " ",
     h("strong", {}, device.name ?? device.device), " ",
@@ -72,7 +75,8 @@ function roomSelect(ctx, id) {
 }
 
 // The form's method is "dialog"-free: submit is always handled here, so nothing reaches a URL.
-function pairForm(ctx, key, status, target, disabled) {
+// `name`: a found device's name; its outcome is also kept on the browser's "last pairing" line.
+function pairForm(ctx, key, status, target, disabled, name) {
   const code = codeInput(`${key}-code`);
   code.disabled = !!disabled;
   const room = roomSelect(ctx, `${key}-room`);
@@ -91,9 +95,12 @@ function pairForm(ctx, key, status, target, disabled) {
       if (answer.ok) {
         code.value = "";
         const ids = answer.data?.accessories ?? [];
-        setStatus(status, "ok", `paired: ${ids.length} accessor${ids.length === 1 ? "y" : "ies"} (${ids.join(", ")})`);
+        const text = `paired: ${ids.length} accessor${ids.length === 1 ? "y" : "ies"} (${ids.join(", ")})`;
+        setStatus(status, "ok", text);
+        if (name) setStatusOf("pair:last", "ok", `${name} ${text}`);
       } else {
         setStatus(status, "error", errorText(answer));
+        if (name) setStatusOf("pair:last", "error", `${name}: ${errorText(answer)}`);
       }
     } catch (error) {
       setStatus(status, "error", httpText(error));
