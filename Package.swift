@@ -100,7 +100,7 @@ let package = Package(
         .target(
             name: "WebUI",
             dependencies: [
-                "MQTT", "HomeGateConfig",
+                "MQTT", "HomeGateConfig", "WebServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

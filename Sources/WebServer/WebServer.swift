@@ -68,7 +68,8 @@ public struct WebServer: Service {
 
     /// Idle keep-alive connections are closed after 30 s; a request head is at most 8 KiB a line,
     /// 16 KiB and 100 fields in all (a bigger one is answered 400 and the connection closed).
-    static let http1 = HTTP1Channel.Configuration(
+    /// The web page's server (WebUI) has the same limits.
+    public static let http1 = HTTP1Channel.Configuration(
         idleTimeout: .seconds(30),
         httpDecoderConfiguration: .init(maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 16 * 1024, maxHeaderFieldCount: 100)
     )

@@ -9,6 +9,7 @@ import MQTT
 import NIOCore
 import NIOSSL
 import ServiceLifecycle
+import WebServer
 
 /// The web page (`ui:` in the configuration; docs/web.md): a hummingbird server that serves the
 /// page (built into the binary), signs people in against the users and Mosquitto password files,
@@ -55,7 +56,7 @@ public struct WebUI: Service {
             secureCookies: configuration.tls != nil, logger: logger
         )
         let http = HTTP1WebSocketUpgradeChannel.Configuration(
-            http1: Self.http1,
+            http1: WebServer.http1,
             ws: WebSocketServerConfiguration(maxFrameSize: 16 * 1024, autoPing: .enabled(timePeriod: .seconds(30)))
         )
         var server = HTTPServerBuilder.http1WebSocketUpgrade(webSocketRouter: endpoints.webSocketRouter(), configuration: http)
@@ -76,13 +77,6 @@ public struct WebUI: Service {
             logger: logger
         )
     }
-
-    /// Idle keep-alive connections are closed after 30 s; a request head is at most 8 KiB a line,
-    /// 16 KiB and 100 fields in all (as the metrics server's).
-    static let http1 = HTTP1Channel.Configuration(
-        idleTimeout: .seconds(30),
-        httpDecoderConfiguration: .init(maxHeaderFieldSize: 8 * 1024, maxHeaderListSize: 16 * 1024, maxHeaderFieldCount: 100)
-    )
 
     public func run() async throws {
         try await application.run()
