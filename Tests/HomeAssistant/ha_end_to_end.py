@@ -23,108 +23,52 @@ Every step prints what it does; the first failure ends the run with exit status 
 import argparse
 import asyncio
 import csv
-import json
 import os
 import re
-import shutil
 import signal
-import socket
 import subprocess
 import sys
-import tempfile
 import time
 
 import aiohttp
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ZOO = os.path.join(ROOT, "Tests", "Fixtures", "hap", "zoo")
-PINCODE = "031-45-154"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Support"))
+sys.dont_write_bytecode = True  # no __pycache__ left in the tree
+from e2e import HAP_FIXTURES, PINCODE, Failure, free_port, log, pair_with_retries, peer_command  # noqa: E402
+import e2e  # noqa: E402
+
+ZOO = os.path.join(HAP_FIXTURES, "zoo")
 # What the parity test leaves out on purpose (Tests/GatewayTests/HomeAssistantParityTests.swift).
 LEFT_OUT = {"Aqara Hub-1563 Volume", "Aqara Hub-1563 Pairing Mode"}
 
 
-class Failure(Exception):
-    pass
-
-
-def log(message):
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class Run:
+class Run(e2e.Run):
     def __init__(self, args):
-        self.args = args
-        self.folder = tempfile.mkdtemp(prefix="homegate-ha-")
-        self.processes = []
-        self.mqtt_port = free_port()
+        super().__init__(args, "homegate-ha-")
         self.http_port = free_port()
         self.homegate = None
         self.token = None
 
     # Processes
 
-    def start(self, name, command, **kwargs):
-        out = open(os.path.join(self.folder, f"{name}.log"), "w")
-        process = subprocess.Popen(command, stdout=kwargs.pop("stdout", out), stderr=subprocess.STDOUT, **kwargs)
-        self.processes.append(process)
-        return process
-
-    def stop_all(self):
-        for process in reversed(self.processes):
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for process in self.processes:
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
-
-    def start_broker(self):
-        config = os.path.join(self.folder, "mosquitto.conf")
-        with open(config, "w") as file:
-            file.write(f"listener {self.mqtt_port} 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 100000\n")
-        self.start("mosquitto", [shutil.which("mosquitto") or "/usr/sbin/mosquitto", "-c", config])
-        self.wait_for(lambda: self.port_open(self.mqtt_port), "Mosquitto to listen", 10)
-        # Everything on the broker, for reading after a failure.
-        self.start("traffic", ["mosquitto_sub", "-p", str(self.mqtt_port), "-t", "#", "-v", "-F", "%I %r %t %p"])
-
     def start_homegate(self):
-        with open(os.path.join(ROOT, "config", "demo.yml")) as file:
-            demo = file.read()
-        demo = demo.replace("url: mqtt://127.0.0.1:1883", f"url: mqtt://127.0.0.1:{self.mqtt_port}")
+        demo = self.demo_config()
         # Not the demo's web page on port 8080: nothing here uses it, and the port may be taken.
         if "\nui:\n  port: 8080\n" not in demo:
             raise Failure("config/demo.yml no longer ends with its ui: section; update start_homegate")
         demo = demo.replace("\nui:\n  port: 8080\n", "\n")
         demo += "\nhome_assistant:\n  enabled: true\n"
-        config = os.path.join(self.folder, "homegate.yml")
-        with open(config, "w") as file:
-            file.write(demo)
-        self.homegate = self.start("homegate", [self.args.homegate, "run", "--config", config, "--data-dir", os.path.join(self.folder, "data")])
-        self.wait_for(lambda: self.retained("homegate/$state") == "online", "the gateway to be online", 30)
+        self.homegate = super().start_homegate(demo)
 
     def start_zoo(self):
         """One zoo peer per fixture of the reference; returns {fixture: device id}."""
         devices = {}
         for fixture in sorted({row["fixture"] for row in self.reference()}):
             port = free_port()
-            peer = self.start(f"zoo-{fixture}", [self.args.zoo_python, os.path.join(ROOT, "Tests", "Fixtures", "hap", "zoo_peer.py"),
-                                                 "--port", str(port), "--database", os.path.join(ZOO, f"{fixture}.json"),
-                                                 "--pincode", PINCODE], stdout=subprocess.PIPE, stdin=subprocess.PIPE, text=True)
-            while True:
-                line = peer.stdout.readline()
-                if not line:
-                    raise Failure(f"zoo peer {fixture} ended before it was ready (see {self.folder}/zoo-{fixture}.log)")
-                event = json.loads(line)
-                if event.get("event") == "ready":
-                    devices[fixture] = (event["id"], port)
-                    break
+            _, event, _ = self.start_until_ready(f"zoo-{fixture}", f"zoo peer {fixture}",
+                                                 peer_command(self.args.zoo_python, "zoo_peer.py", port, "--database", os.path.join(ZOO, f"{fixture}.json")),
+                                                 stdin=subprocess.PIPE)
+            devices[fixture] = (event["id"], port)
         return devices
 
     def start_home_assistant(self):
@@ -154,38 +98,11 @@ logger:
 
     # MQTT, through Debian's mosquitto clients
 
-    def retained(self, topic):
-        result = subprocess.run(["mosquitto_sub", "-p", str(self.mqtt_port), "-t", topic, "-C", "1", "-W", "2"],
-                                capture_output=True, text=True)
-        return result.stdout.strip() if result.returncode == 0 else None
-
-    def request(self, path, body):
-        result = subprocess.run(["mosquitto_rr", "-p", str(self.mqtt_port), "-t", f"homegate/$request/{path}",
-                                 "-e", f"homegate/$response/{path}", "-m", json.dumps(body), "-W", "60"],
-                                capture_output=True, text=True)
-        if result.returncode != 0:
-            raise Failure(f"$request/{path} {body}: no answer ({result.stderr.strip()})")
-        answer = json.loads(result.stdout)
-        if not answer.get("ok"):
-            raise Failure(f"$request/{path} {body}: {answer}")
-        return answer
-
     def pair(self, port):
-        """Pairs a zoo peer; retried when HAP-python refuses a correct setup code, its known
-        padding quirk (about 1 pair-setup in 85, docs' field notes), as the Swift tests do."""
-        for attempt in range(5):
-            try:
-                return self.request("accessory/pair", {"host": "127.0.0.1", "port": port, "code": PINCODE})
-            except Failure as failure:
-                if "refused the setup code" not in str(failure) or attempt == 4:
-                    raise
+        """Pairs a zoo peer (again on HAP-python's setup-code quirk: pair_with_retries)."""
+        return pair_with_retries(lambda attempt: self.request("accessory/pair", {"host": "127.0.0.1", "port": port, "code": PINCODE}))
 
     # Waiting
-
-    @staticmethod
-    def port_open(port):
-        with socket.socket() as sock:
-            return sock.connect_ex(("127.0.0.1", port)) == 0
 
     def http_ok(self, path):
         import urllib.request
@@ -194,17 +111,6 @@ logger:
                 return response.status == 200
         except Exception:
             return False
-
-    def wait_for(self, condition, what, seconds):
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            if condition():
-                return
-            for process in self.processes:
-                if process.poll() is not None and process.returncode not in (0, -15):
-                    raise Failure(f"a process ended while waiting for {what}: {process.args[0]} ({process.returncode}); logs in {self.folder}")
-            time.sleep(0.2)
-        raise Failure(f"timed out after {seconds} s waiting for {what}; logs in {self.folder}")
 
     async def eventually(self, check, what, seconds=60):
         deadline = time.monotonic() + seconds
@@ -403,11 +309,7 @@ def main():
 
         return 1
     finally:
-        run.stop_all()
-        if args.keep:
-            log(f"logs kept in {run.folder}")
-        else:
-            shutil.rmtree(run.folder, ignore_errors=True)
+        run.close(args.keep)
 
 
 if __name__ == "__main__":

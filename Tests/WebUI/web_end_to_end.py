@@ -39,12 +39,9 @@ a screenshot of the page at the failure, is kept).
 import argparse
 import json
 import os
-import shutil
-import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import traceback
@@ -57,29 +54,13 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-PINCODE = "031-45-154"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "Support"))
+sys.dont_write_bytecode = True  # no __pycache__ left in the tree
+from e2e import HAP_FIXTURES, PINCODE, ROOT, Failure, free_port, log, pair_with_retries, peer_command, port_open  # noqa: E402
+import e2e  # noqa: E402
+
 LAMP = "homegate/demo-home/living-room/floor-lamp/lightbulb"
 PASSWORDS = {"alice": "alice-web-test-password", "bob": "bob-web-test-password"}
-
-
-class Failure(Exception):
-    pass
-
-
-def log(message):
-    print(f"[{time.strftime('%H:%M:%S')}] {message}", flush=True)
-
-
-def free_port():
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def port_open(port):
-    with socket.socket() as sock:
-        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 def only_loopback():
@@ -101,25 +82,19 @@ def without_section(yaml_text, key):
     return "".join(kept)
 
 
-class Run:
-    """The processes of one run, in a temporary folder."""
+class Run(e2e.Run):
+    """The processes of one run, in a temporary folder, and the browser."""
+
+    response_topic = "homegate/$response/test"
+    request_seconds = 30
 
     def __init__(self, args):
-        self.args = args
-        self.folder = tempfile.mkdtemp(prefix="homegate-web-")
-        self.processes = []
-        self.mqtt_port = free_port()
+        super().__init__(args, "homegate-web-")
         self.ui_port = free_port()
         self.peer_port = free_port()
         self.zoo_port = free_port()
         self.zoo_id = None
         self.driver = None
-
-    def start(self, name, command, **kwargs):
-        out = open(os.path.join(self.folder, f"{name}.log"), "w")
-        process = subprocess.Popen(command, stdout=kwargs.pop("stdout", out), stderr=kwargs.pop("stderr", subprocess.STDOUT), **kwargs)
-        self.processes.append(process)
-        return process
 
     def stop_all(self):
         if self.driver:
@@ -127,66 +102,25 @@ class Run:
                 self.driver.quit()
             except Exception:
                 pass
-        for process in reversed(self.processes):
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-        for process in self.processes:
-            try:
-                process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                process.kill()
+        super().stop_all()
 
-    def wait_for(self, condition, what, seconds):
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            if condition():
-                return
-            for process in self.processes:
-                if process.poll() is not None and process.returncode not in (0, -15):
-                    raise Failure(f"a process ended while waiting for {what}: {process.args[0]} ({process.returncode}); logs in {self.folder}")
-            time.sleep(0.2)
-        raise Failure(f"timed out after {seconds} s waiting for {what}")
-
-    # The broker, the peer, the gateway
-
-    def start_broker(self):
-        config = os.path.join(self.folder, "mosquitto.conf")
-        with open(config, "w") as file:
-            file.write(f"listener {self.mqtt_port} 127.0.0.1\nallow_anonymous true\npersistence false\nmax_queued_messages 100000\n")
-        self.start("mosquitto", [shutil.which("mosquitto") or "/usr/sbin/mosquitto", "-c", config])
-        self.wait_for(lambda: port_open(self.mqtt_port), "Mosquitto to listen", 10)
-        # Everything on the broker (retained flag, topic, payload), for reading after a failure.
-        self.start("traffic", ["mosquitto_sub", "-p", str(self.mqtt_port), "-t", "#", "-v", "-F", "%I %r %t %p"])
+    # The peers, the gateway
 
     def start_peer(self):
-        peer = self.start("hap-peer", [self.args.hap_python, os.path.join(ROOT, "Tests", "Fixtures", "hap", "hap_peer.py"),
-                                       "--port", str(self.peer_port), "--pincode", PINCODE,
-                                       "--state", os.path.join(self.folder, "hap-peer.state"), "--temperature-interval", "0"],
-                          stdout=subprocess.PIPE, stderr=open(os.path.join(self.folder, "hap-peer.log"), "w"), text=True)
-        while True:
-            line = peer.stdout.readline()
-            if not line:
-                raise Failure(f"the HAP peer ended before it was ready (see {self.folder}/hap-peer.log)")
-            if json.loads(line).get("event") == "ready":
-                return
+        self.start_until_ready("hap-peer", "the HAP peer",
+                                peer_command(self.args.hap_python, "hap_peer.py", self.peer_port,
+                                             "--state", os.path.join(self.folder, "hap-peer.state"), "--temperature-interval", "0"),
+                                stderr=open(os.path.join(self.folder, "hap-peer.log"), "w"))
 
     def start_zoo_peer(self):
         """The Koogeek LS1 light strip of the zoo, announcing itself over mDNS (inside the namespace)."""
-        peer = self.start("zoo-peer", [self.args.hap_python, os.path.join(ROOT, "Tests", "Fixtures", "hap", "zoo_peer.py"),
-                                       "--port", str(self.zoo_port), "--pincode", PINCODE, "--mdns", "--name", "Koogeek-LS1", "--category", "5",
-                                       "--mac", "2F:8A:11:0C:3D:E0",
-                                       "--database", os.path.join(ROOT, "Tests", "Fixtures", "hap", "zoo", "koogeek_ls1.json"),
-                                       "--state", os.path.join(self.folder, "zoo-peer.state")],
-                          stdout=subprocess.PIPE, stderr=open(os.path.join(self.folder, "zoo-peer.log"), "w"), text=True,
-                          env={**os.environ, "PYTHONUNBUFFERED": "1"})
-        while True:
-            line = peer.stdout.readline()
-            if not line:
-                raise Failure(f"the zoo peer ended before it was ready (see {self.folder}/zoo-peer.log)")
-            event = json.loads(line)
-            if event.get("event") == "ready":
-                self.zoo_id = event["id"]
-                break
+        peer, event, line = self.start_until_ready(
+            "zoo-peer", "the zoo peer",
+            peer_command(self.args.hap_python, "zoo_peer.py", self.zoo_port, "--mdns", "--name", "Koogeek-LS1", "--category", "5",
+                         "--mac", "2F:8A:11:0C:3D:E0", "--database", os.path.join(HAP_FIXTURES, "zoo", "koogeek_ls1.json"),
+                         "--state", os.path.join(self.folder, "zoo-peer.state")),
+            stderr=open(os.path.join(self.folder, "zoo-peer.log"), "w"), env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        self.zoo_id = event["id"]
         # Its later lines (paired, ...) into a file, so that its pipe never fills.
         events = open(os.path.join(self.folder, "zoo-peer.events"), "w")
         events.write(line)
@@ -212,36 +146,10 @@ class Run:
 
     def start_homegate(self):
         users, passwords = self.accounts()
-        with open(os.path.join(ROOT, "config", "demo.yml")) as file:
-            demo = file.read()
-        demo = demo.replace("url: mqtt://127.0.0.1:1883", f"url: mqtt://127.0.0.1:{self.mqtt_port}")
-        demo = without_section(demo, "ui")  # the demo's own page (port 8080, no sign-in) is replaced by this one
+        demo = without_section(self.demo_config(), "ui")  # the demo's own page (port 8080, no sign-in) is replaced by this one
         demo += f"\nui:\n  port: {self.ui_port}\n  users: {users}\n  passwords: {passwords}\n"
-        config = os.path.join(self.folder, "homegate.yml")
-        with open(config, "w") as file:
-            file.write(demo)
-        self.start("homegate", [self.args.homegate, "run", "--config", config, "--data-dir", os.path.join(self.folder, "data"),
-                                "--log-level", "debug"])
-        self.wait_for(lambda: self.retained("homegate/$state") == "online", "the gateway to be online", 30)
+        super().start_homegate(demo, "--log-level", "debug")
         self.wait_for(lambda: port_open(self.ui_port), f"the web page on port {self.ui_port}", 30)
-
-    # MQTT, through Debian's mosquitto clients
-
-    def retained(self, topic):
-        result = subprocess.run(["mosquitto_sub", "-p", str(self.mqtt_port), "-t", topic, "-C", "1", "-W", "2"],
-                                capture_output=True, text=True)
-        return result.stdout.strip() if result.returncode == 0 else None
-
-    def request(self, path, body):
-        result = subprocess.run(["mosquitto_rr", "-p", str(self.mqtt_port), "-t", f"homegate/$request/{path}",
-                                 "-e", f"homegate/$response/test/{path}", "-m", json.dumps(body), "-W", "30"],
-                                capture_output=True, text=True)
-        if result.returncode != 0:
-            raise Failure(f"$request/{path} {body}: no answer ({result.stderr.strip()})")
-        answer = json.loads(result.stdout)
-        if not answer.get("ok"):
-            raise Failure(f"$request/{path} {body}: {answer}")
-        return answer
 
     # The browser
 
@@ -480,7 +388,8 @@ def checks(run):
         raise Failure(f"the found entry shows {entry!r}, not the peer's name, address and id ({retained})")
     if page.find(f"{found} [data-testid=pair]")[0].get_attribute("disabled") is not None:
         raise Failure("the found light strip's pair button is disabled")
-    for attempt in range(1, 6):
+
+    def pair_found(attempt):
         def fill():
             field = page.one(f"{found} [data-testid=setup-code]", "the found light strip's setup code field")
             field.clear()
@@ -509,12 +418,10 @@ def checks(run):
         answered = lambda: [text for text in driver.execute_script("return window.__pairStatuses") if text[:1] in ("✓", "✕")]
         page.wait(answered, "the pairing's answer in the found entry", 90)
         found_outcome = answered()[-1]
-        if found_outcome.startswith("✓"):
-            break
-        # HAP-python's known quirk: it refuses a correct setup code about once in 85 pair-setups.
-        if "refused the setup code" not in found_outcome or attempt == 5:
+        if not found_outcome.startswith("✓"):
+            # Tried again if it is HAP-python's setup-code quirk (about once in 85 pair-setups).
             raise Failure(f"pairing the found light strip: {found_outcome}")
-        log(f"   pair-setup refused by HAP-python's setup-code quirk (attempt {attempt}); again")
+    pair_with_retries(pair_found, log_retries=True)
     page.wait(lambda: not page.find(found), "the paired light strip gone from the found list", 30)
     page.wait(lambda: run.retained(f"homegate/$browser/{device}") is None, f"homegate/$browser/{device} cleared", 10)
     # The entry is gone, and its status line with it; the browser's "last pairing" line keeps it.
@@ -537,7 +444,8 @@ def checks(run):
 
     # 7. Pair the HAP test peer from the browser, by address (it announces nothing on mDNS).
     page.go("pairing")
-    for attempt in range(1, 6):
+
+    def pair_by_address(attempt):
         form = "[data-testid=manual-pair]"
 
         def pair():
@@ -552,12 +460,11 @@ def checks(run):
         page.act(pair, "filling in and sending the pair-by-address form")
         page.wait(lambda: (page.text("[data-testid=manual-pair-status]") or "")[:1] in ("✓", "✕"), "the pairing's answer", 90)
         outcome = page.text("[data-testid=manual-pair-status]")
-        if outcome.startswith("✓"):
-            break
-        # HAP-python's known quirk: it refuses a correct setup code about once in 85 pair-setups.
-        if "refused the setup code" not in outcome or attempt == 5:
+        if not outcome.startswith("✓"):
+            # Tried again if it is HAP-python's setup-code quirk (about once in 85 pair-setups).
             raise Failure(f"pairing the HAP peer: {outcome}")
-        log(f"   pair-setup refused by HAP-python's setup-code quirk (attempt {attempt}); again")
+        return outcome
+    outcome = pair_with_retries(pair_by_address, log_retries=True)
     if PINCODE in driver.current_url or PINCODE in driver.page_source:
         raise Failure("the setup code is in the URL or the page after pairing")
     page.go("home")
@@ -695,11 +602,7 @@ def main():
         args.keep = True
         return 1
     finally:
-        run.stop_all()
-        if args.keep:
-            log(f"logs kept in {run.folder}")
-        else:
-            shutil.rmtree(run.folder, ignore_errors=True)
+        run.close(args.keep)
 
 
 if __name__ == "__main__":
