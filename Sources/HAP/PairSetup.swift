@@ -134,9 +134,12 @@ public struct PairSetup: Sendable {
 
     /// The message if it is the expected state and carries no error.
     static func expect(_ message: TLV8, state: UInt8, step: String, operation: String = "pair-setup") throws(HAPError) -> TLV8 {
-        if let code = message.byte(.error) {
-            let error = PairingErrorCode(rawValue: code)
-            let reason = error.map { "\($0)" } ?? "error \(code)"
+        // Any error item refuses the message, also one that is not the single byte it should be
+        // (as if absent, an empty one let pair-verify's M4 pass as success).
+        if let value = message[.error] {
+            let code = value.count == 1 ? value[0] : nil
+            let error = code.flatMap(PairingErrorCode.init(rawValue:))
+            let reason = error.map { "\($0)" } ?? code.map { "error \($0)" } ?? "an error item of \(value.count) bytes instead of 1"
             let hint = step == "M4" && error == .authentication ? ": the setup code is wrong" : ""
             throw HAPError(.pairing, "\(operation) \(step): the accessory answered \(reason)\(hint)", pairingError: error)
         }
