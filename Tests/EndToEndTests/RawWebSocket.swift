@@ -12,7 +12,7 @@ final class RawWebSocket: @unchecked Sendable {
     /// Connects to 127.0.0.1:`port` and asks for the upgrade with `headers`.
     /// - Throws: ``FixtureError`` with the status line when the server does not switch protocols.
     init(port: Int, path: String, headers: [String]) throws {
-        socket = try Self.connectTCP(port: port)
+        socket = try IdleConnection(port: port).descriptor
         let request = (["GET \(path) HTTP/1.1", "Host: 127.0.0.1:\(port)", "Connection: Upgrade", "Upgrade: websocket",
                         "Sec-WebSocket-Version: 13", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="] + headers + ["", ""])
             .joined(separator: "\r\n")
@@ -26,19 +26,6 @@ final class RawWebSocket: @unchecked Sendable {
 
     deinit { close(socket) }
 
-    /// A TCP connection to 127.0.0.1:`port`, its descriptor (the caller closes it).
-    static func connectTCP(port: Int) throws -> Int32 {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { close(socket); throw FixtureError("cannot connect to 127.0.0.1:\(port)") }
-        return socket
-    }
 
     /// Reads frames until the server closes; calls `onText` with each text message. Returns the
     /// close code (nil if the connection ended without a close frame).

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 import Testing
 import TestSupport
 
@@ -193,11 +192,11 @@ import TestSupport
         let browser = try Self.browser(port)
         _ = try await browser.get("/api/session")
         let cookie = try WebPageFeedTests.sessionCookie(browser)
-        let idle = try (0..<100).map { _ in try RawWebSocket.connectTCP(port: port) }
+        let idle = try (0..<100).map { _ in try IdleConnection(port: port) }
         let pages = try (0..<20).map { _ in try RawWebSocket(port: port, path: "/ws", headers: ["Origin: http://127.0.0.1:\(port)", "Cookie: \(cookie)"]) }
         #expect(try await browser.get("/api/session").status == 200)
         #expect(try await browser.get("/").status == 200)
-        idle.forEach { close($0) }
+        idle.forEach { $0.close() }
         pages.forEach { $0.sendClose() }
         try await fixture.stop()
     }
