@@ -4,4 +4,9 @@
 #include <mosquitto.h>
 #include <mqtt_protocol.h>
 
+// The MQTT module's own network loop drives libmosquitto (mosquitto_loop_read / _write / _misc)
+// with epoll over the broker's socket and an eventfd; Glibc's Swift module has neither.
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+
 #endif

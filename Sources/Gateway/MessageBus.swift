@@ -8,7 +8,7 @@ public protocol MessageBus: Sendable {
     /// Subscribes; the subscriptions are kept across reconnects.
     nonisolated(nonsending) func subscribe(_ subscriptions: [Subscription]) async throws
     /// Received messages, in order.
-    var messages: AsyncStream<Message> { get }
+    var messages: Client.Messages { get }
     /// Connection changes.
     func connectionEvents() -> AsyncStream<ConnectionEvent>
 }

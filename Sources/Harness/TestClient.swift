@@ -68,7 +68,7 @@ public final class Inbox: Sendable {
     private let recorder = Recorder<[Message]>([])
     private let consumer: Task<Void, Never>
 
-    init(_ messages: AsyncStream<Message>) {
+    init(_ messages: Client.Messages) {
         let recorder = recorder
         consumer = Task {
             for await message in messages { recorder.update { $0.append(message) } }

@@ -94,7 +94,8 @@ extension Client {
         mosquitto_disconnect_v5(handle.pointer, 0, nil)
     }
 
-    /// A message from the broker: copy it out and hand it to ``messages``.
+    /// A message from the broker: copy it out and hand it to ``messages`` (never dropped: the
+    /// network loop stops reading while the consumer is behind).
     func didReceive(_ raw: mosquitto_message, properties: OpaquePointer?) {
         guard let topicPointer = raw.topic, let topic = try? TopicName(String(cString: topicPointer)) else {
             logger.warning("dropped a received message whose topic is not valid")
@@ -109,15 +110,9 @@ extension Client {
             properties: PropertyList.read(properties)
         )
         message.receivedAt = .now
-        if case .dropped(_) = messageSink.yield(message) {
-            let dropped = state.withLock { state -> Int in
-                state.droppedMessages += 1
-                return state.droppedMessages
-            }
-            if dropped == 1 || dropped.isMultiple(of: 1000) {
-                logger.warning("the consumer of received MQTT messages is \(configuration.incomingBufferLimit) messages behind; \(dropped) dropped so far")
-            }
-        }
+        counters.received()
+        backlog.add()
+        messageSink.yield(message)
     }
 
     /// libmosquitto's own log lines: errors are kept to explain the next disconnect.

@@ -5,8 +5,9 @@ import Logging
 extension Client {
     /// How long a clean disconnect may take before the socket is simply closed.
     static let disconnectGracePeriod = Duration.seconds(2)
-    /// How long one `mosquitto_loop` call may wait for the socket (it wakes early on any send).
-    static let loopTimeoutMilliseconds: Int32 = 1000
+    /// How long one wait of the loop may last: libmosquitto's keep-alive is checked at least
+    /// this often (any signal, and the socket, wake it earlier).
+    static let loopTimeout = Duration.seconds(1)
 
     /// The body of the network thread: connect, serve the connection, wait, reconnect, until a
     /// stop is requested or the broker refuses us for good.
@@ -87,15 +88,7 @@ extension Client {
             // A stop came while connecting; libmosquitto's connect discarded its DISCONNECT.
             sendDisconnect(reason: reason)
         }
-        var code: Int32
-        repeat {
-            code = mosquitto_loop(handle.pointer, Self.loopTimeoutMilliseconds, 1)
-            if let since = state.withLock({ $0.stopRequestedAt }), since.duration(to: .now) > Self.disconnectGracePeriod {
-                logger.warning("the broker did not take the DISCONNECT within \(Library.format(Self.disconnectGracePeriod)); closing the connection")
-                closeSocket()
-                break
-            }
-        } while code == MOSQ_ERR_SUCCESS.rawValue
+        let code = serveConnection()
         let lastErrno = errno
         let wasConnected = state.withLock { state -> Bool in
             defer {
@@ -106,6 +99,44 @@ extension Client {
         }
         connectionEnded()
         return ConnectionOutcome(stage: wasConnected ? .served : .endedBeforeAccepted, code: code, errno: lastErrno)
+    }
+
+    /// Runs the open connection until it ends: waits for the socket and for signals, reads what
+    /// the broker sent while the consumer keeps up (``Backlog``), writes what is queued, and keeps
+    /// the connection alive. Returns the libmosquitto result that ended it.
+    ///
+    /// Only reading pauses: the broker's acknowledgements of our own messages arrive on the same
+    /// socket, so a pause for them could never end. What libmosquitto holds of ours is bounded by
+    /// what the consumer publishes per message it takes.
+    private func serveConnection() -> Int32 {
+        let pointer = handle.pointer
+        var paused = false
+        while true {
+            let socket = mosquitto_socket(pointer)
+            guard socket >= 0 else { return MOSQ_ERR_NO_CONN.rawValue }
+            let reading = backlog.allowsReading(pausedBefore: paused)
+            if reading == paused {
+                paused = !reading
+                if paused { counters.pauseBegan() } else { counters.pauseEnded() }
+            }
+            let ready = networkWait.wait(socket: socket, reading: reading, writing: mosquitto_want_write(pointer), timeout: Self.loopTimeout)
+            var code = MOSQ_ERR_SUCCESS.rawValue
+            if ready.readable { code = mosquitto_loop_read(pointer, 1) }
+            if code == MOSQ_ERR_SUCCESS.rawValue, mosquitto_want_write(pointer) { code = mosquitto_loop_write(pointer, 1) }
+            if code == MOSQ_ERR_SUCCESS.rawValue { code = mosquitto_loop_misc(pointer) }
+            if code != MOSQ_ERR_SUCCESS.rawValue {
+                networkWait.forget(socket)
+                if paused { counters.pauseEnded() }
+                return code
+            }
+            if let since = state.withLock({ $0.stopRequestedAt }), since.duration(to: .now) > Self.disconnectGracePeriod {
+                logger.warning("the broker did not take the DISCONNECT within \(Library.format(Self.disconnectGracePeriod)); closing the connection")
+                closeSocket()
+                networkWait.forget(socket)
+                if paused { counters.pauseEnded() }
+                return MOSQ_ERR_CONN_LOST.rawValue
+            }
+        }
     }
 
     /// MQTT 5 CONNECT properties: the session expiry when the session is to be kept.
@@ -119,9 +150,13 @@ extension Client {
 
     /// Sleeps `delay` unless a stop is requested first; false if it was.
     private func waitBeforeReconnect(_ delay: Duration) -> Bool {
-        let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
-        _ = wake.wait(timeout: .now() + .nanoseconds(Int(nanoseconds)))
-        return !stopRequested
+        let deadline = ContinuousClock.now + delay
+        while !stopRequested {
+            let left = ContinuousClock.now.duration(to: deadline)
+            guard left > .zero else { return true }
+            _ = networkWait.wait(socket: nil, reading: false, writing: false, timeout: left)
+        }
+        return false
     }
 
     private var stopRequested: Bool {

@@ -29,19 +29,21 @@ public final class Client: Sendable {
 
     /// Every message received, in the order the broker delivered them. One consumer.
     ///
-    /// Memory is bounded: at most ``Configuration/incomingBufferLimit`` messages wait for the
-    /// consumer. When the consumer falls that far behind, newer messages are dropped (the oldest
-    /// are kept, as Mosquitto itself does with a full queue), each drop is counted in
-    /// ``droppedMessageCount`` and reported in the log. The network thread never waits for the
-    /// consumer, so keep-alives, acknowledgements and publishes go on.
-    /// The stream finishes when the client stops.
-    public let messages: AsyncStream<Message>
+    /// Nothing is dropped: when the consumer falls ``Configuration/incomingBufferLimit``
+    /// messages behind, the network thread stops reading from the broker until it catches up
+    /// (see ``Messages``). The sequence finishes when the client stops.
+    public let messages: Messages
 
     let handle: Handle
     let logger: Logger
     let state = Mutex(State())
     let messageSink: AsyncStream<Message>.Continuation
-    let wake = DispatchSemaphore(value: 0)
+    /// Received messages the consumer has not taken yet.
+    let backlog: Backlog
+    /// Wakes the network thread: work handed to libmosquitto, a stop, the consumer catching up.
+    let networkWait: NetworkWait
+    /// The network loop's figures (``loopStatistics``).
+    let counters = LoopCounters()
 
     /// Creates the client; nothing connects until ``run()``.
     /// - Throws: ``ConfigurationError`` for settings that cannot work (see ``Configuration``).
@@ -54,7 +56,15 @@ public final class Client: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.handle = Handle(pointer)
-        (messages, messageSink) = AsyncStream.makeStream(of: Message.self, bufferingPolicy: .bufferingOldest(configuration.incomingBufferLimit))
+        do {
+            networkWait = try NetworkWait()
+        } catch {
+            mosquitto_destroy(pointer)
+            throw error
+        }
+        backlog = Backlog(limit: configuration.incomingBufferLimit, wait: networkWait)
+        let (stream, sink) = AsyncStream.makeStream(of: Message.self, bufferingPolicy: .unbounded)
+        (messages, messageSink) = (Messages(stream, backlog: backlog), sink)
         do {
             try Callbacks.install(on: pointer, owner: Unmanaged.passUnretained(self).toOpaque())
             try applyOptions()
@@ -72,9 +82,10 @@ public final class Client: Sendable {
         messageSink.finish()
     }
 
-    /// Messages dropped because the consumer of ``messages`` fell behind.
-    public var droppedMessageCount: Int {
-        state.withLock { $0.droppedMessages }
+    /// What the network loop has done so far: messages received and waiting, and how long
+    /// reading was paused because the consumer of ``messages`` or the broker was behind.
+    public var loopStatistics: LoopStatistics {
+        counters.snapshot(waiting: backlog.count)
     }
 
     /// Whether the broker has accepted the current connection.
@@ -196,6 +207,7 @@ public final class Client: Sendable {
             endHandOff()
             throw rc == MOSQ_ERR_NO_CONN.rawValue ? ClientError.notConnected : Library.error("mosquitto_publish_v5", rc)
         }
+        networkWait.signal() // libmosquitto only queued it: the network thread writes it
         return (mid, handOff, message.qos == .atMostOnce ? .publishQoS0 : .publishQueued)
     }
 
@@ -247,6 +259,7 @@ public final class Client: Sendable {
             var mid: Int32 = 0
             let handOff = beginHandOff()
             let rc = mosquitto_unsubscribe_v5(handle.pointer, &mid, filter.string, nil)
+            networkWait.signal()
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
                 endHandOff()
                 if rc == MOSQ_ERR_NO_CONN.rawValue {
@@ -291,6 +304,7 @@ public final class Client: Sendable {
         var mid: Int32 = 0
         let options = configuration.protocolVersion == .v5 ? subscription.optionBits : 0
         let rc = mosquitto_subscribe_v5(handle.pointer, &mid, subscription.filter.string, subscription.qos.rawValue, options, nil)
+        networkWait.signal()
         if rc == MOSQ_ERR_NO_CONN.rawValue { return nil }
         if rc != MOSQ_ERR_SUCCESS.rawValue { throw Library.error("mosquitto_subscribe_v5", rc) }
         return mid
@@ -316,7 +330,6 @@ public final class Client: Sendable {
             return
         }
         sendDisconnect(reason: reason)
-        wake.signal()
         // A connect attempt blocks the network thread (up to minutes against a host that drops
         // packets): the stop does not wait for it. The run ends now; the thread, which keeps the
         // client alive, ends the attempt's connection (if it opens) when the attempt returns.
@@ -334,6 +347,7 @@ public final class Client: Sendable {
         } else {
             mosquitto_disconnect_v5(handle.pointer, reason, nil)
         }
+        networkWait.signal()
     }
 
     /// Where Debian keeps the system's trusted certificates.
@@ -421,7 +435,6 @@ extension Client {
         var stopReason: Int32?
         var eventSinks: [UUID: AsyncStream<ConnectionEvent>.Continuation] = [:]
         var runCompletion: CheckedContinuation<Void, any Error>?
-        var droppedMessages = 0
         /// The network thread is inside libmosquitto's blocking connect (name lookup, TCP).
         var isConnecting = false
         /// The broker of the current (or last) connection attempt.

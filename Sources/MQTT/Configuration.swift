@@ -33,8 +33,9 @@ public struct Configuration: Sendable {
     public var will: Message?
     /// The reconnect policy.
     public var backoff: Backoff
-    /// How many received messages may wait for the consumer of ``Client/messages`` before new
-    /// ones are dropped (and counted, and logged). See ``Client/messages``.
+    /// How many received messages may wait for the consumer of ``Client/messages`` before the
+    /// client stops reading from the broker (it reads again at half of it). Nothing is dropped:
+    /// the broker keeps the rest. See ``Client/Messages``.
     public var incomingBufferLimit: Int
 
     public init(

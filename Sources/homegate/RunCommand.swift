@@ -148,7 +148,11 @@ struct RunCommand: AsyncParsableCommand {
             .init(service: PartService("engine", logger: logger) { try await engine.run() }),
         ]
         if let settings = file.metrics {
-            let endpoints = WebServer.Endpoints(metrics: { registry.emitToBuffer() }, health: { await engine.isConnectedToBroker })
+            let connectionMetrics = BrokerConnectionMetrics(client: client, registry: registry)
+            let endpoints = WebServer.Endpoints(metrics: {
+                connectionMetrics.update()
+                return registry.emitToBuffer()
+            }, health: { await engine.isConnectedToBroker })
             let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
             services.append(.init(service: WebServer(configuration: .init(host: settings.host, port: settings.port), endpoints: endpoints,
                                                      logger: logger) { port in

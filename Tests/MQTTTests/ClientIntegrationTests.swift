@@ -317,8 +317,8 @@ struct ClientIntegrationTests {
         }
     }
 
-    @Test("a consumer that falls behind: the oldest messages are kept, newer ones dropped and counted")
-    func boundedBuffer() async throws {
+    @Test("a consumer that falls behind: the client stops reading at the limit, nothing is dropped, everything arrives in order once it catches up")
+    func backpressure() async throws {
         let broker = try await Mosquitto.start()
         var configuration = TestClient.configuration(broker.url, id: "slow")
         configuration.incomingBufferLimit = 5
@@ -331,19 +331,24 @@ struct ClientIntegrationTests {
         }
         try await slow.subscribe([Subscription(TopicFilter("test/flood"))])
         let publisher = try await TestClient.connect(TestClient.configuration(broker.url, id: "pub"))
-        for index in 0..<20 { try await publisher.publish("test/flood", "\(index)") }
-        // A marker on another topic is not subscribed; wait for the drops to be counted instead.
-        let dropped = try await withDeadline(.seconds(10)) { () async -> Int in
-            while slow.droppedMessageCount < 15 { await Task.yield() }
-            return slow.droppedMessageCount
-        }
-        #expect(dropped == 15)
-        var kept: [String] = []
+        for index in 0..<200 { try await publisher.publish("test/flood", "\(index)") }
+        // Nobody consumes yet: the loop stops reading once five messages wait.
+        let paused = try #require(try await withDeadline(.seconds(10)) { () async -> LoopStatistics in
+            while slow.loopStatistics.pauses == 0 { await Task.yield() }
+            return slow.loopStatistics
+        })
+        #expect(paused.waiting == 5)
+        // libmosquitto reads one packet per read call here (nothing of ours is queued), so the
+        // loop stopped right at the limit.
+        #expect(paused.received == 5)
+        var received: [String] = []
         for await message in slow.messages {
-            kept.append(message.payloadString)
-            if kept.count == 5 { break }
+            received.append(message.payloadString)
+            if received.count == 200 { break }
         }
-        #expect(kept == ["0", "1", "2", "3", "4"])
+        #expect(received == (0..<200).map(String.init))
+        let after = slow.loopStatistics
+        #expect(after.received == 200 && after.waiting == 0 && after.pausedTime > .zero)
         await slow.disconnect()
         _ = await run.result
         await publisher.stop()

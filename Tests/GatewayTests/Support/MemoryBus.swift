@@ -9,7 +9,7 @@ import TestSupport
 /// another client, and records everything the engine sends. Waiting is woken by each message,
 /// never by polling.
 final class MemoryBus: MessageBus {
-    let messages: AsyncStream<Message>
+    let messages: Client.Messages
     private let toEngine: AsyncStream<Message>.Continuation
     private let connections: AsyncStream<ConnectionEvent>
     private let connectionSink: AsyncStream<ConnectionEvent>.Continuation
@@ -26,7 +26,8 @@ final class MemoryBus: MessageBus {
     let subscribed = Recorder<Bool>(false)
 
     init() {
-        (messages, toEngine) = AsyncStream.makeStream(of: Message.self)
+        let (stream, toEngine) = AsyncStream.makeStream(of: Message.self)
+        (messages, self.toEngine) = (Client.Messages(stream), toEngine)
         (connections, connectionSink) = AsyncStream.makeStream(of: ConnectionEvent.self)
     }
 
