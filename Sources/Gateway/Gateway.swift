@@ -87,6 +87,9 @@ public actor Gateway {
     }
 
     let configuration: Configuration
+    /// The bus's event loop: the engine runs on the MQTT client's network thread.
+    let executor: EventLoop
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     let codec: InboundCodec
     let clock: EngineClock
     /// The device work of the engine: device calls, requests that wait for devices, trigger fires.
@@ -168,6 +171,7 @@ public actor Gateway {
         self.metrics = EngineMetrics(factory: configuration.metricsFactory)
         self.machine = CommandMachine(configuration: .init(timeout: configuration.writeTimeout, queueLimit: configuration.queueLimit))
         self.bus = bus
+        self.executor = bus.executor
         self.driver = driver
         self.simulator = simulator
         self.store = store

@@ -11,6 +11,9 @@ public protocol MessageBus: Sendable {
     var messages: Client.Messages { get }
     /// Connection changes.
     func connectionEvents() -> AsyncStream<ConnectionEvent>
+    /// Where the engine runs: the client's network thread, so that what arrives is handled, and
+    /// what that publishes is written, in one turn of its loop.
+    var executor: EventLoop { get }
 }
 
 extension Client: MessageBus {}

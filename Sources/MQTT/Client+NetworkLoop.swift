@@ -1,6 +1,7 @@
 internal import CMosquitto
 import Foundation
 import Logging
+import Synchronization
 
 extension Client {
     /// How long a clean disconnect may take before the socket is simply closed.
@@ -65,11 +66,8 @@ extension Client {
 
     /// Opens a connection and runs libmosquitto's loop on it until it ends.
     private func connectAndServe(_ url: BrokerURL) -> ConnectionOutcome {
-        let properties = connectProperties()
-        defer { properties.free() }
-        let keepAlive = Int32(configuration.keepAlive.components.seconds)
         // A stop asked for before this point ends the run here; one asked for during the
-        // attempt finishes the run without waiting (``requestStop``), under the same lock.
+        // attempt ends it without waiting for the attempt (``connect(to:)``), under the same lock.
         let proceed = state.withLock { state -> Bool in
             guard state.stopRequestedAt == nil else { return false }
             state.isConnecting = true
@@ -78,10 +76,13 @@ extension Client {
         }
         guard proceed else { return ConnectionOutcome(stage: .connectFailed, code: MOSQ_ERR_NO_CONN.rawValue, errno: 0) }
         logger.debug("connecting to \(url)")
-        let rc = mosquitto_connect_bind_v5(handle.pointer, url.host, Int32(url.port), keepAlive, nil, properties.list)
+        let attempt = connect(to: url)
         state.withLock { $0.isConnecting = false }
+        guard let (rc, connectErrno) = attempt else {
+            return ConnectionOutcome(stage: .connectFailed, code: MOSQ_ERR_NO_CONN.rawValue, errno: 0)
+        }
         if rc != MOSQ_ERR_SUCCESS.rawValue {
-            return ConnectionOutcome(stage: .connectFailed, code: rc, errno: errno)
+            return ConnectionOutcome(stage: .connectFailed, code: rc, errno: connectErrno)
         }
         logger.debug("TCP connection to \(url) open, CONNECT sent")
         if let reason = state.withLock({ $0.stopReason }) {
@@ -99,6 +100,33 @@ extension Client {
         }
         connectionEnded()
         return ConnectionOutcome(stage: wasConnected ? .served : .endedBeforeAccepted, code: code, errno: lastErrno)
+    }
+
+    /// Runs libmosquitto's blocking connect (name lookup, TCP, TLS) on a thread of its own while
+    /// the network thread goes on running jobs. Returns its result and `errno`, or nil when a stop
+    /// came first: the run then ends without waiting, and the attempt, when it returns, ends the
+    /// connection it may have opened.
+    private func connect(to url: BrokerURL) -> (Int32, Int32)? {
+        let attempt = ConnectAttempt()
+        let keepAlive = Int32(configuration.keepAlive.components.seconds)
+        let thread = Thread { [self] in
+            let properties = connectProperties()
+            let rc = mosquitto_connect_bind_v5(handle.pointer, url.host, Int32(url.port), keepAlive, nil, properties.list)
+            let connectErrno = errno
+            properties.free()
+            if attempt.finish(rc, connectErrno) == .abandoned, rc == MOSQ_ERR_SUCCESS.rawValue {
+                mosquitto_disconnect_v5(handle.pointer, 0, nil)
+                _ = mosquitto_loop_write(handle.pointer, 1) // writes the DISCONNECT and closes
+            }
+            networkWait.signal()
+        }
+        thread.name = "mqtt-connect"
+        thread.start()
+        while true {
+            if let result = attempt.result { return result }
+            if stopRequested, attempt.abandon() { return nil }
+            _ = eventLoop.wait(socket: nil, reading: false, writing: { false }, timeout: Self.loopTimeout)
+        }
     }
 
     /// Runs the open connection until it ends: waits for the socket and for signals, reads what
@@ -119,9 +147,12 @@ extension Client {
                 paused = !reading
                 if paused { counters.pauseBegan() } else { counters.pauseEnded() }
             }
-            let ready = networkWait.wait(socket: socket, reading: reading, writing: mosquitto_want_write(pointer), timeout: Self.loopTimeout)
+            let ready = eventLoop.wait(socket: socket, reading: reading, writing: { mosquitto_want_write(pointer) }, timeout: Self.loopTimeout)
             var code = MOSQ_ERR_SUCCESS.rawValue
-            if ready.readable { code = mosquitto_loop_read(pointer, 1) }
+            if ready.readable {
+                code = mosquitto_loop_read(pointer, 1)
+                eventLoop.runJobs() // the consumer handles what was read; its publishes go out below
+            }
             if code == MOSQ_ERR_SUCCESS.rawValue, mosquitto_want_write(pointer) { code = mosquitto_loop_write(pointer, 1) }
             if code == MOSQ_ERR_SUCCESS.rawValue { code = mosquitto_loop_misc(pointer) }
             if code != MOSQ_ERR_SUCCESS.rawValue {
@@ -140,7 +171,7 @@ extension Client {
     }
 
     /// MQTT 5 CONNECT properties: the session expiry when the session is to be kept.
-    private func connectProperties() -> PropertyList {
+    func connectProperties() -> PropertyList {
         guard configuration.protocolVersion == .v5, !configuration.cleanStart else { return PropertyList() }
         var list = PropertyList()
         let seconds = UInt32(clamping: configuration.sessionExpiry.components.seconds)
@@ -154,7 +185,7 @@ extension Client {
         while !stopRequested {
             let left = ContinuousClock.now.duration(to: deadline)
             guard left > .zero else { return true }
-            _ = networkWait.wait(socket: nil, reading: false, writing: false, timeout: left)
+            _ = eventLoop.wait(socket: nil, reading: false, writing: { false }, timeout: left)
         }
         return false
     }
@@ -211,6 +242,34 @@ extension Client {
             completion?.resume(throwing: fatal)
         } else {
             completion?.resume()
+        }
+    }
+}
+
+/// One connection attempt's outcome, between the thread that makes it and the network thread,
+/// which may stop waiting for it.
+final class ConnectAttempt: Sendable {
+    enum Ending { case awaited, abandoned }
+
+    private let outcome = Mutex<(result: (Int32, Int32)?, abandoned: Bool)>((nil, false))
+
+    /// The result, once the attempt returned.
+    var result: (Int32, Int32)? { outcome.withLock { $0.result } }
+
+    /// The attempt returned (its thread); says whether anyone still waits for it.
+    func finish(_ rc: Int32, _ savedErrno: Int32) -> Ending {
+        outcome.withLock { outcome in
+            outcome.result = (rc, savedErrno)
+            return outcome.abandoned ? .abandoned : .awaited
+        }
+    }
+
+    /// The network thread stops waiting; false if the result came first (take it instead).
+    func abandon() -> Bool {
+        outcome.withLock { outcome in
+            guard outcome.result == nil else { return false }
+            outcome.abandoned = true
+            return true
         }
     }
 }

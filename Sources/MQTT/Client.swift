@@ -40,8 +40,10 @@ public final class Client: Sendable {
     let messageSink: AsyncStream<Message>.Continuation
     /// Received messages the consumer has not taken yet.
     let backlog: Backlog
+    /// The network thread, also a serial executor (``executor``).
+    let eventLoop: EventLoop
     /// Wakes the network thread: work handed to libmosquitto, a stop, the consumer catching up.
-    let networkWait: NetworkWait
+    var networkWait: NetworkWait { eventLoop.networkWait }
     /// The network loop's figures (``loopStatistics``).
     let counters = LoopCounters()
 
@@ -57,12 +59,12 @@ public final class Client: Sendable {
         self.logger = logger
         self.handle = Handle(pointer)
         do {
-            networkWait = try NetworkWait()
+            eventLoop = try EventLoop(name: "mqtt-\(configuration.clientID)")
         } catch {
             mosquitto_destroy(pointer)
             throw error
         }
-        backlog = Backlog(limit: configuration.incomingBufferLimit, wait: networkWait)
+        backlog = Backlog(limit: configuration.incomingBufferLimit, wait: eventLoop.networkWait)
         let (stream, sink) = AsyncStream.makeStream(of: Message.self, bufferingPolicy: .unbounded)
         (messages, messageSink) = (Messages(stream, backlog: backlog), sink)
         do {
@@ -80,7 +82,14 @@ public final class Client: Sendable {
     deinit {
         mosquitto_destroy(handle.pointer)
         messageSink.finish()
+        eventLoop.shutDown()
     }
+
+    /// The client's network thread as a serial executor. An actor that runs there
+    /// (`unownedExecutor`) handles what the client receives in the same turn of the loop that read
+    /// it, and what it publishes is written at the end of that turn: no thread hop either way.
+    /// Never block in such an actor: the network waits meanwhile.
+    public var executor: EventLoop { eventLoop }
 
     /// What the network loop has done so far: messages received and waiting, and how long
     /// reading was paused because the consumer of ``messages`` or the broker was behind.
@@ -139,9 +148,7 @@ public final class Client: Sendable {
                 switch start {
                 case .success(true):
                     state.withLock { $0.hasRun = true }
-                    let thread = Thread { [self] in networkLoop() }
-                    thread.name = "mqtt-\(configuration.clientID)"
-                    thread.start()
+                    eventLoop.runNetwork { [self] in networkLoop() }
                 case .success(false):
                     continuation.resume()
                 case .failure(let error):
@@ -207,7 +214,7 @@ public final class Client: Sendable {
             endHandOff()
             throw rc == MOSQ_ERR_NO_CONN.rawValue ? ClientError.notConnected : Library.error("mosquitto_publish_v5", rc)
         }
-        networkWait.signal() // libmosquitto only queued it: the network thread writes it
+        wakeNetwork() // libmosquitto only queued it: the network thread writes it
         return (mid, handOff, message.qos == .atMostOnce ? .publishQoS0 : .publishQueued)
     }
 
@@ -259,7 +266,7 @@ public final class Client: Sendable {
             var mid: Int32 = 0
             let handOff = beginHandOff()
             let rc = mosquitto_unsubscribe_v5(handle.pointer, &mid, filter.string, nil)
-            networkWait.signal()
+            wakeNetwork()
             guard rc == MOSQ_ERR_SUCCESS.rawValue else {
                 endHandOff()
                 if rc == MOSQ_ERR_NO_CONN.rawValue {
@@ -304,7 +311,7 @@ public final class Client: Sendable {
         var mid: Int32 = 0
         let options = configuration.protocolVersion == .v5 ? subscription.optionBits : 0
         let rc = mosquitto_subscribe_v5(handle.pointer, &mid, subscription.filter.string, subscription.qos.rawValue, options, nil)
-        networkWait.signal()
+        wakeNetwork()
         if rc == MOSQ_ERR_NO_CONN.rawValue { return nil }
         if rc != MOSQ_ERR_SUCCESS.rawValue { throw Library.error("mosquitto_subscribe_v5", rc) }
         return mid
@@ -330,13 +337,18 @@ public final class Client: Sendable {
             return
         }
         sendDisconnect(reason: reason)
-        // A connect attempt blocks the network thread (up to minutes against a host that drops
-        // packets): the stop does not wait for it. The run ends now; the thread, which keeps the
-        // client alive, ends the attempt's connection (if it opens) when the attempt returns.
+        // A connect attempt (up to minutes against a host that drops packets) runs on a thread of
+        // its own: the network thread ends the run at once and leaves the attempt to end its
+        // connection, if it opens, when it returns.
         if connecting {
             logger.notice("stopping while a connection attempt to \(currentURL) is under way; not waiting for it")
-            finish()
         }
+    }
+
+    /// Wakes the network thread to write what was just queued; on that thread it is not needed
+    /// (it writes at the end of the turn).
+    func wakeNetwork() {
+        if !eventLoop.isCurrent { networkWait.signal() }
     }
 
     /// Asks libmosquitto to send DISCONNECT with `reason`; with MQTT 3.1.1, which cannot ask for

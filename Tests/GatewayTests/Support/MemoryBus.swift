@@ -10,6 +10,8 @@ import TestSupport
 /// never by polling.
 final class MemoryBus: MessageBus {
     let messages: Client.Messages
+    /// The engine's thread (a real client's is its network thread).
+    let executor = try! EventLoop(name: "memory-bus") // swiftlint:disable:this force_try
     private let toEngine: AsyncStream<Message>.Continuation
     private let connections: AsyncStream<ConnectionEvent>
     private let connectionSink: AsyncStream<ConnectionEvent>.Continuation
