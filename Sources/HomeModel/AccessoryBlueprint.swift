@@ -152,10 +152,35 @@ public struct AccessoryBlueprint: Sendable, Hashable {
         if let lower, let upper, lower > upper {
             throw refuse("\(name) min \(Value.format(lower)) is above max \(Value.format(upper))")
         }
-        if let step = bounds.minStep, step <= 0 { throw refuse("\(name) step must be positive, got \(Value.format(step))") }
+        if let step = bounds.minStep {
+            if let problem = Self.stepProblem(step, of: characteristic) { throw refuse(problem) }
+        }
         characteristic.minValue = lower
         characteristic.maxValue = upper
         characteristic.minStep = bounds.minStep ?? characteristic.minStep
+    }
+
+    /// What is wrong with `step` as the device's own step for `characteristic`, if anything. A
+    /// device may only step coarser than the catalog: a positive step, a whole number for the
+    /// integer formats, and a whole multiple of the catalog's step when it has one (0.2 or 0.5
+    /// where the catalog says 0.1; not 0.05 nor 0.15).
+    static func stepProblem(_ step: Double, of characteristic: Characteristic) -> String? {
+        let name = characteristic.displayName
+        guard step > 0 else { return "\(name) step must be positive, got \(Value.format(step))" }
+        if characteristic.format != .float, step != step.rounded() {
+            return "\(name) takes whole numbers; the step must be one, got \(Value.format(step))"
+        }
+        if let catalogStep = characteristic.minStep, catalogStep > 0, !isWholeMultiple(step, of: catalogStep) {
+            return "\(name) step must be a multiple of the catalog's step \(Value.format(catalogStep)), got \(Value.format(step))"
+        }
+        return nil
+    }
+
+    /// Whether `value` is `unit` times a whole number of at least 1, allowing for binary fractions
+    /// (0.3 is 3 times 0.1).
+    static func isWholeMultiple(_ value: Double, of unit: Double) -> Bool {
+        let ratio = value / unit
+        return ratio.rounded() >= 1 && abs(ratio - ratio.rounded()) <= 1e-9 * max(1, ratio)
     }
 
     /// A neutral starting value: false, 0 (or the nearest bound, or the first valid value), "" (the service's

@@ -115,6 +115,7 @@ struct HomesSectionTests {
         ("homes:\n  - name: A\n    accessories:\n      - name: L\n        failure_rate: 2\n", "homegate.yml:5: homes[0].accessories[0].failure_rate: must be within 0...1, got 2"),
         ("homes:\n  - name: A\n    accessories:\n      - name: L\n        fail_status: -1\n", "homegate.yml:5: homes[0].accessories[0].fail_status: expected a HAP status from -70401 to -70412, got -1"),
         ("homes:\n  - name: A\n    accessories:\n      - name: L\n        services:\n          - type: thermostat\n            characteristics:\n              target-temperature: {min: 5}\n", "homegate.yml:8: homes[0].accessories[0].services[0].characteristics.target-temperature: target-temperature cannot go below 10, got min 5"),
+        ("homes:\n  - name: A\n    accessories:\n      - name: L\n        services:\n          - type: thermostat\n            characteristics:\n              target-temperature: {step: 0.05}\n", "homegate.yml:8: homes[0].accessories[0].services[0].characteristics.target-temperature: target-temperature step must be a multiple of the catalog's step 0.1, got 0.05"),
         ("homes:\n  - name: A\n    accessories:\n      - name: L\n        services:\n          - type: temperature-sensor\n            characteristics:\n              current-temperature: {drift: {min: 5, max: 1, step: 1, every: 1}}\n", "homegate.yml:8: homes[0].accessories[0].services[0].characteristics.current-temperature.drift: min (5) must be below max (1)"),
         ("homes:\n  - name: A\n    accessories:\n      - name: L\n        services:\n          - type: temperature-sensor\n            characteristics:\n              current-temperature: {drift: {min: 1, max: 5, step: 1}}\n", "homegate.yml:8: homes[0].accessories[0].services[0].characteristics.current-temperature.drift: \"every\" is required here"),
         ("homes:\n  - name: A\n    accessories:\n      - name: B\n        bridged:\n          - name: C\n            bridged: []\n", "homegate.yml:7: homes[0].accessories[0].bridged[0].bridged: unknown key"),
@@ -147,6 +148,23 @@ struct DriftStepTests {
             try ConfigFile.parse(text, file: "/x/homegate.yml")
         } throws: { error in
             (error as? ConfigError)?.description.contains(expected) == true
+        }
+    }
+
+    @Test("a device's step coarser than the catalog's, a whole multiple of it, is the device's; a finer or uneven one is refused at load", arguments: [
+        ("0.2", nil), ("0.5", nil), ("1", nil),
+        ("0.05", "homegate.yml:8: homes[0].accessories[0].services[0].characteristics.target-temperature: target-temperature step must be a multiple of the catalog's step 0.1, got 0.05"),
+        ("0.15", "homegate.yml:8: homes[0].accessories[0].services[0].characteristics.target-temperature: target-temperature step must be a multiple of the catalog's step 0.1, got 0.15"),
+    ] as [(String, String?)])
+    func boundStep(_ step: String, _ expected: String?) throws {
+        let text = "homes:\n  - name: A\n    accessories:\n      - name: L\n        services:\n          - type: thermostat\n            characteristics:\n              target-temperature: {value: 20, step: \(step)}\n"
+        do {
+            let config = try ConfigFile.parse(text, file: "/x/homegate.yml")
+            #expect(expected == nil, "accepted, expected: \(expected ?? "")")
+            let thermostat = config.simulatorDevices[0].accessory.services[1]
+            #expect(thermostat.characteristic(ofType: "target-temperature")?.minStep == Double(step))
+        } catch {
+            #expect(error.description == "/x/" + (expected ?? "accepted"), "\(error)")
         }
     }
 

@@ -332,6 +332,9 @@ struct AccessoryBlueprintTests {
         ("target-temperature", Bounds(minValue: 30, maxValue: 20), "services[0] (thermostat): target-temperature min 30 is above max 20"),
         ("target-temperature", Bounds(minStep: 0), "services[0] (thermostat): target-temperature step must be positive, got 0"),
         ("target-temperature", Bounds(minStep: -0.5), "services[0] (thermostat): target-temperature step must be positive, got -0.5"),
+        ("target-temperature", Bounds(minStep: 0.05), "services[0] (thermostat): target-temperature step must be a multiple of the catalog's step 0.1, got 0.05"),
+        ("target-temperature", Bounds(minStep: 0.15), "services[0] (thermostat): target-temperature step must be a multiple of the catalog's step 0.1, got 0.15"),
+        ("target-heating-cooling-state", Bounds(minStep: 0.5), "services[0] (thermostat): target-heating-cooling-state takes whole numbers; the step must be one, got 0.5"),
         ("name", Bounds(maxValue: 3), "services[0] (thermostat): name is not a number; it has no bounds"),
     ])
     func refusedBounds(_ characteristic: String, bounds: Bounds, message: String) {
@@ -342,6 +345,12 @@ struct AccessoryBlueprintTests {
         #expect(error?.serviceIndex == 0)
         #expect(error?.characteristic == characteristic)
         #expect(error.map { message.hasSuffix($0.problem) } == true)
+    }
+
+    @Test("a step that is a whole multiple of the catalog's is the device's step", arguments: [0.1, 0.2, 0.3, 0.5, 1, 2.5])
+    func coarserStep(_ step: Double) throws {
+        let accessory = try build([ServiceBlueprint(type: "thermostat", bounds: ["target-temperature": Bounds(minStep: step)])])
+        #expect(accessory.services[1].characteristic(ofType: "target-temperature")?.minStep == step)
     }
 
     @Test("bounds for a characteristic the service does not have are refused")
