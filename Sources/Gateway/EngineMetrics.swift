@@ -1,11 +1,34 @@
 import CoreMetrics
 import Wire
 
+/// One of the engine's metrics as a backend must know it before its first value: its name, what
+/// it counts (Prometheus's `# HELP` line) and, for the timer, its buckets.
+///
+/// swift-metrics carries neither help texts nor buckets, so the engine publishes them here
+/// (``Gateway/metricDescriptions``) and the executable's factory looks them up by name; the
+/// engine itself stays on swift-metrics and knows nothing of Prometheus.
+public struct MetricDescription: Sendable, Hashable {
+    /// The metric's name, as the engine gives it to swift-metrics (`homegate_commands_total`).
+    public let name: String
+    /// What it counts, in one sentence.
+    public let help: String
+    /// A timer's histogram buckets; nil for the others.
+    public let buckets: [Duration]?
+
+    public init(name: String, help: String, buckets: [Duration]? = nil) {
+        self.name = name
+        self.help = help
+        self.buckets = buckets
+    }
+}
+
 /// The engine's metrics, through swift-metrics: the executable gives a factory (Prometheus's);
-/// tests give their own; the default records nothing. No global state.
+/// tests give their own; the default records nothing. No global state. Every metric made here
+/// has its entry in ``Gateway/metricDescriptions``.
 ///
 /// - `homegate_commands_total{kind}`: sets and gets received;
-/// - `homegate_acknowledgements_total{status}`: acknowledgements sent, by HAP status (0: success);
+/// - `homegate_acknowledgements_total{status}`: acknowledgements sent, by HAP status in words
+///   (``Wire/HAPStatus/name``: `success`, `busy`, `invalid-value`, ...);
 /// - `homegate_acknowledgement_seconds`: from a command's arrival to its acknowledgement;
 /// - `homegate_mqtt_reconnects_total`, `homegate_mqtt_connected`;
 /// - `homegate_accessories`, `homegate_accessories_reachable`, `homegate_queue_depth`.
@@ -13,6 +36,21 @@ struct EngineMetrics: Sendable {
     /// The acknowledgement-time histogram's buckets: 0.5 ms to 10 s.
     static let latencyBuckets: [Duration] = [500, 1000, 2500, 5000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000, 1_000_000, 2_500_000, 5_000_000, 10_000_000]
         .map { Duration.microseconds($0) }
+
+    static let commands = MetricDescription(name: "homegate_commands_total",
+                                            help: "Sets and gets received on the base topic's .../set and .../get topics, by kind.")
+    static let acknowledgements = MetricDescription(name: "homegate_acknowledgements_total",
+                                                    help: "Acknowledgements of sets and gets sent, by HAP status (success, busy, invalid-value, ...).")
+    static let acknowledgementTime = MetricDescription(name: "homegate_acknowledgement_seconds",
+                                                       help: "Seconds from a set's or get's arrival to its acknowledgement.", buckets: latencyBuckets)
+    static let reconnects = MetricDescription(name: "homegate_mqtt_reconnects_total",
+                                              help: "Connections to the MQTT broker after the first one of the process.")
+    static let connected = MetricDescription(name: "homegate_mqtt_connected", help: "1 while the gateway is connected to the MQTT broker, else 0.")
+    static let accessories = MetricDescription(name: "homegate_accessories",
+                                               help: "Accessories in the home tree, bridges and bridged accessories included.")
+    static let reachable = MetricDescription(name: "homegate_accessories_reachable", help: "Accessories in the home tree that are reachable.")
+    static let queueDepth = MetricDescription(name: "homegate_queue_depth",
+                                              help: "Sets and gets waiting for a device, over every characteristic (the one being carried out not counted).")
 
     private let factory: any MetricsFactory
     private let sets: Counter
@@ -27,17 +65,22 @@ struct EngineMetrics: Sendable {
 
     init(factory: any MetricsFactory) {
         self.factory = factory
-        sets = Counter(label: "homegate_commands_total", dimensions: [("kind", "set")], factory: factory)
-        gets = Counter(label: "homegate_commands_total", dimensions: [("kind", "get")], factory: factory)
-        successes = Counter(label: "homegate_acknowledgements_total", dimensions: [("status", "0")], factory: factory)
-        latency = Timer(label: "homegate_acknowledgement_seconds", dimensions: [], preferredDisplayUnit: .seconds, factory: factory)
-        reconnects = Counter(label: "homegate_mqtt_reconnects_total", dimensions: [], factory: factory)
-        connected = Gauge(label: "homegate_mqtt_connected", dimensions: [], factory: factory)
-        accessories = Gauge(label: "homegate_accessories", dimensions: [], factory: factory)
-        reachable = Gauge(label: "homegate_accessories_reachable", dimensions: [], factory: factory)
-        queueDepth = Gauge(label: "homegate_queue_depth", dimensions: [], factory: factory)
+        sets = Counter(label: Self.commands.name, dimensions: [("kind", "set")], factory: factory)
+        gets = Counter(label: Self.commands.name, dimensions: [("kind", "get")], factory: factory)
+        successes = Self.acknowledgementCounter(.success, factory: factory)
+        latency = Timer(label: Self.acknowledgementTime.name, dimensions: [], preferredDisplayUnit: .seconds, factory: factory)
+        reconnects = Counter(label: Self.reconnects.name, dimensions: [], factory: factory)
+        connected = Gauge(label: Self.connected.name, dimensions: [], factory: factory)
+        accessories = Gauge(label: Self.accessories.name, dimensions: [], factory: factory)
+        reachable = Gauge(label: Self.reachable.name, dimensions: [], factory: factory)
+        queueDepth = Gauge(label: Self.queueDepth.name, dimensions: [], factory: factory)
         connected.record(0)
         queueDepth.record(0)
+    }
+
+    /// The acknowledgement counter of one status, labelled with its word (`status="busy"`).
+    private static func acknowledgementCounter(_ status: HAPStatus, factory: any MetricsFactory) -> Counter {
+        Counter(label: acknowledgements.name, dimensions: [("status", status.name)], factory: factory)
     }
 
     func recordCommand(_ verb: Inbound.Verb) {
@@ -49,7 +92,7 @@ struct EngineMetrics: Sendable {
         if status == .success {
             successes.increment()
         } else {
-            Counter(label: "homegate_acknowledgements_total", dimensions: [("status", String(status.rawValue))], factory: factory).increment()
+            Self.acknowledgementCounter(status, factory: factory).increment()
         }
         latency.recordNanoseconds(max(0, duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000))
     }
@@ -70,7 +113,11 @@ struct EngineMetrics: Sendable {
 }
 
 extension Gateway {
-    /// The name of the acknowledgement-time histogram and its buckets, for the metrics factory
-    /// (Prometheus needs a histogram's buckets when it is made).
-    public static let acknowledgementHistogram = (name: "homegate_acknowledgement_seconds", buckets: EngineMetrics.latencyBuckets)
+    /// Every metric the engine makes, with its help text (and the timer's buckets), for the
+    /// metrics factory: Prometheus needs a family's HELP line and a histogram's buckets when
+    /// the metric is made, and swift-metrics passes only a name.
+    public static let metricDescriptions: [MetricDescription] = [
+        EngineMetrics.commands, EngineMetrics.acknowledgements, EngineMetrics.acknowledgementTime, EngineMetrics.reconnects,
+        EngineMetrics.connected, EngineMetrics.accessories, EngineMetrics.reachable, EngineMetrics.queueDepth,
+    ]
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Gateway
 
 import Glibc
 
@@ -29,6 +30,7 @@ struct HomeGateCommand: AsyncParsableCommand {
         commandName: "homegate",
         abstract: "A HomeKit-to-MQTT gateway.",
         discussion: "Exit codes: 0 stopped cleanly, 64 bad command line, 77 the broker refused the credentials, 69 the broker refused the connection for another reason, 78 bad configuration, 1 anything else.",
+        version: Gateway.version,
         subcommands: [RunCommand.self, CheckConfigCommand.self, TopicsCommand.self, PairCommand.self, PairingsCommand.self, UnpairCommand.self, DiscoverCommand.self, AclCommand.self, PasswdCommand.self]
     )
 }

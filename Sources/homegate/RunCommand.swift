@@ -119,8 +119,7 @@ struct RunCommand: AsyncParsableCommand {
         }
         let drivers = DriverSet([simulator, hapDriver])
         let registry = PrometheusCollectorRegistry()
-        var metricsFactory = PrometheusMetricsFactory(registry: registry)
-        metricsFactory.durationHistogramBuckets[Gateway.acknowledgementHistogram.name] = Gateway.acknowledgementHistogram.buckets
+        let metricsFactory = DescribedMetricsFactory(registry: registry, descriptions: Gateway.metricDescriptions)
         var engineConfiguration = Gateway.Configuration(baseTopic: file.baseTopic, writeTimeout: file.engine.writeTimeout,
                                                  queueLimit: file.engine.queueLimit, pollInterval: file.engine.pollInterval,
                                                  output: file.engine.output.engineOutput,
@@ -149,9 +148,10 @@ struct RunCommand: AsyncParsableCommand {
         ]
         if let settings = file.metrics {
             let connectionMetrics = BrokerConnectionMetrics(client: client, registry: registry)
+            BuildInfoMetric.record(in: registry)
             let endpoints = WebServer.Endpoints(metrics: {
                 connectionMetrics.update()
-                return registry.emitToBuffer()
+                return registry.emitToBuffer() + ProcessMetrics.exposition()
             }, health: { await engine.isConnectedToBroker })
             let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
             services.append(.init(service: WebServer(configuration: .init(host: settings.host, port: settings.port), endpoints: endpoints,

@@ -162,8 +162,9 @@ struct EcosystemTests {
         try await fixture.stop()
     }
 
-    @Test("metrics: /metrics answers Prometheus text and counts a set; /health answers 200 while connected")
+    @Test("metrics: /metrics answers Prometheus text that promtool passes, counts a set by status in words, with process figures and build info; /health answers 200 while connected")
     func metrics() async throws {
+        let testStarted = Date().timeIntervalSince1970
         let port = try FreePort.next()
         let fixture = try await GatewayFixture.start(config: Self.demo(extra: "metrics:\n  port: \(port)\n"))
         let ack = try await fixture.command("homegate/demo-home/living-room/floor-lamp/lightbulb/on/set", "on")
@@ -175,14 +176,87 @@ struct EcosystemTests {
         #expect(text.hasPrefix("HTTP/1.1 200"), "\(text.prefix(200))")
         #expect(text.contains("text/plain; version=0.0.4"))
         #expect(text.contains(#"homegate_commands_total{kind="set"} 1"#), "\(text)")
-        #expect(text.contains(#"homegate_acknowledgements_total{status="0"} 1"#), "\(text)")
+        #expect(text.contains(#"homegate_acknowledgements_total{status="success"} 1"#), "\(text)")
         #expect(text.contains("homegate_accessories 11"))
         #expect(text.contains("homegate_accessories_reachable 10"))
         #expect(text.contains("homegate_acknowledgement_seconds_count 1"))
+        #expect(text.contains(#"homegate_build_info{version="0.1.0"} 1"#), "\(text)")
+        for family in Self.families {
+            #expect(text.contains("# HELP \(family) "), "\(family) has its help text")
+        }
+        let values = Self.values(text)
+        try Self.expectProcessFigures(values, of: fixture.gateway.child.pid, startedAfter: testStarted)
+
+        let problems = try await Self.promtoolProblems(port: port)
+        #expect(problems.exitStatus == 0 && problems.output.isEmpty, "promtool check metrics: exit \(problems.exitStatus):\n\(problems.output)")
+
         let health = try ChildProcess(curl, ["-s", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(port)/health"])
         #expect(try await health.waitForExit() == 0)
         #expect(health.output.value == "200")
         try await fixture.stop()
+    }
+
+    /// Every family `/metrics` serves, each of which must have its HELP line.
+    static let families = [
+        "homegate_commands_total", "homegate_acknowledgements_total", "homegate_acknowledgement_seconds", "homegate_mqtt_reconnects_total",
+        "homegate_mqtt_connected", "homegate_accessories", "homegate_accessories_reachable", "homegate_queue_depth",
+        "homegate_mqtt_messages_received_total", "homegate_mqtt_messages_waiting", "homegate_mqtt_read_pauses_total",
+        "homegate_mqtt_read_paused_seconds_total", "homegate_build_info",
+        "process_cpu_seconds_total", "process_resident_memory_bytes", "process_virtual_memory_bytes", "process_start_time_seconds",
+        "process_open_fds", "process_max_fds", "process_threads",
+    ]
+
+    /// The samples without labels, by name.
+    static func values(_ text: String) -> [String: Double] {
+        var values: [String: Double] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") && !line.contains("{") {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, let value = Double(parts[1]) { values[String(parts[0])] = value }
+        }
+        return values
+    }
+
+    /// The process figures agree with what the kernel says of the gateway's process.
+    static func expectProcessFigures(_ values: [String: Double], of pid: pid_t, startedAfter testStarted: Double) throws {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        func statusField(_ name: String) -> Double? {
+            status.split(separator: "\n").first { $0.hasPrefix(name + ":") }
+                .flatMap { Double($0.dropFirst(name.count + 1).split(whereSeparator: \.isWhitespace).first ?? "") }
+        }
+        let limits = try String(contentsOfFile: "/proc/\(pid)/limits", encoding: .utf8)
+        let softLimit = limits.split(separator: "\n").first { $0.hasPrefix("Max open files") }
+            .flatMap { Double($0.dropFirst("Max open files".count).split(separator: " ").first ?? "") }
+        let openFiles = Double(try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count)
+
+        let resident = try #require(values["process_resident_memory_bytes"])
+        let kernelResident = try #require(statusField("VmRSS")) * 1024
+        #expect(resident > 1_000_000 && resident / kernelResident > 0.5 && resident / kernelResident < 2, "resident \(resident), VmRSS \(kernelResident)")
+        let virtual = try #require(values["process_virtual_memory_bytes"])
+        let kernelVirtual = try #require(statusField("VmSize")) * 1024
+        #expect(virtual >= resident && abs(virtual - kernelVirtual) < virtual / 2, "virtual \(virtual), VmSize \(kernelVirtual)")
+        #expect(values["process_max_fds"] == softLimit, "max fds \(values["process_max_fds"] ?? -1), limit \(softLimit ?? -1)")
+        let open = try #require(values["process_open_fds"])
+        #expect(open >= 3 && abs(open - openFiles) <= 5, "open fds \(open), /proc says \(openFiles)")
+        let threads = try #require(values["process_threads"])
+        let kernelThreads = try #require(statusField("Threads"))
+        #expect(threads >= 2 && abs(threads - kernelThreads) <= 8, "threads \(threads), /proc says \(kernelThreads)")
+        let start = try #require(values["process_start_time_seconds"])
+        #expect(start >= testStarted - 2 && start <= Date().timeIntervalSince1970 + 1, "start \(start), test started \(testStarted)")
+        let cpu = try #require(values["process_cpu_seconds_total"])
+        #expect(cpu > 0 && cpu < Date().timeIntervalSince1970 - testStarted + 60, "cpu seconds \(cpu)")
+    }
+
+    /// `promtool check metrics` on a fresh scrape, read on its standard input: its exit status
+    /// and what it said (nothing when the text is clean).
+    static func promtoolProblems(port: Int) async throws -> (exitStatus: Int32, output: String) {
+        let promtool = try Executable.locate("promtool", install: "run scripts/setup (or: apt-get install prometheus, which provides promtool)")
+        let curl = try Executable.locate("curl", install: "apt-get install curl")
+        let folder = try TemporaryDirectory.make(prefix: "scrape")
+        let scrape = folder.appendingPathComponent("metrics.txt").path
+        let download = try ChildProcess(curl, ["-s", "-o", scrape, "http://127.0.0.1:\(port)/metrics"])
+        #expect(try await download.waitForExit() == 0)
+        let check = try ChildProcess("/bin/sh", ["-c", #"exec "$0" check metrics < "$1""#, promtool, scrape])
+        return (try await check.waitForExit(), check.output.value)
     }
 
     @Test("the systemd unit in config/ verifies")

@@ -16,7 +16,7 @@ import Wire
 enum HomeAssistantDiscovery {
     /// `origin`: the software that publishes the configs.
     static let originName = "HomeGate"
-    static let originVersion = "0.1.0"
+    static let originVersion = Gateway.version
 
     /// The discovery topic and payload for `accessory`, or nil if it has nothing Home Assistant
     /// can show (a device config without components creates nothing there).
