@@ -10,6 +10,9 @@ import Wire
 /// ``update(_:to:)``. Confirmed writes send no event (a HomeKit accessory does not notify the
 /// controller that made the change); every other change of a characteristic with the `ev`
 /// permission does, in order, on ``events`` (the others are found by polling).
+///
+/// The devices can change while it runs (``replaceDevices(_:)``, the configuration reloaded):
+/// new ones join, with their drifts; gone ones leave, and their drifts stop.
 public final class Simulator: AccessoryDriver, Sendable {
     /// One simulated accessory: its structure and how it behaves.
     public struct Device: Sendable, Hashable {
@@ -56,19 +59,45 @@ public final class Simulator: AccessoryDriver, Sendable {
         }
     }
 
+    /// What ``replaceDevices(_:)`` changed: the accessories that joined and those that left.
+    public struct DeviceChanges: Sendable, Hashable {
+        public var added: [AccessoryID]
+        public var removed: [AccessoryID]
+
+        public init(added: [AccessoryID] = [], removed: [AccessoryID] = []) {
+            self.added = added
+            self.removed = removed
+        }
+    }
+
     /// Changes on the device side, in order. One consumer.
     public let events: AsyncStream<AccessoryEvent>
     private let sink: AsyncStream<AccessoryEvent>.Continuation
-    private let order: [AccessoryID]
+    /// The drifts to run, those of the start and those of accessories added later; ``run()`` takes them.
+    private let driftJobs: AsyncStream<DriftJob>
+    private let driftSink: AsyncStream<DriftJob>.Continuation
     private let clock: any Clock<Duration>
     /// The devices, behind a lock: a write without latency completes without a suspension.
     private let state: Mutex<State>
 
     struct State {
-        var devices: [AccessoryID: Device]
+        /// The accessories in the order they were given.
+        var order: [AccessoryID] = []
+        var devices: [AccessoryID: Device] = [:]
         /// The accessory's own reachability flag (its bridge's is separate).
-        var ownReachability: [AccessoryID: Bool]
+        var ownReachability: [AccessoryID: Bool] = [:]
         var random: SeededRandom
+        /// Which joining of each accessory is current: the drifts of an accessory that left (or
+        /// left and joined again) stop.
+        var incarnations: [AccessoryID: Int] = [:]
+        var lastIncarnation = 0
+    }
+
+    /// One drifting characteristic of one joining of an accessory.
+    struct DriftJob: Sendable {
+        let id: AccessoryID
+        let drift: Drift
+        let incarnation: Int
     }
 
     /// - Parameters:
@@ -76,38 +105,53 @@ public final class Simulator: AccessoryDriver, Sendable {
     ///   - clock: the clock latencies and drift run on (tests inject their own).
     ///   - seed: the seed of the random numbers behind failures and drift.
     public init(devices: [Device], clock: any Clock<Duration> = ContinuousClock(), seed: UInt64 = .random(in: 0...UInt64.max)) {
-        var seen: Set<AccessoryID> = []
-        self.order = devices.map(\.accessory.id).filter { seen.insert($0).inserted }
         self.clock = clock
-        self.state = Mutex(State(
-            devices: Dictionary(devices.map { ($0.accessory.id, $0) }, uniquingKeysWith: { first, _ in first }),
-            ownReachability: Dictionary(devices.map { ($0.accessory.id, $0.accessory.isReachable) }, uniquingKeysWith: { first, _ in first }),
-            random: SeededRandom(seed: seed)
-        ))
+        var state = State(random: SeededRandom(seed: seed))
+        let (_, jobs) = state.replace(with: devices)
+        self.state = Mutex(state)
         (events, sink) = AsyncStream.makeStream(of: AccessoryEvent.self)
+        (driftJobs, driftSink) = AsyncStream.makeStream(of: DriftJob.self)
+        for job in jobs { driftSink.yield(job) }
     }
 
-    /// Runs the drifting sensors until cancelled.
+    deinit {
+        driftSink.finish()
+    }
+
+    /// Runs the drifting sensors until cancelled (then throws `CancellationError`): those of the
+    /// start, and those of accessories that join later. One caller.
     public func run() async throws {
-        let drifts = state.withLock { state in order.flatMap { id in (state.devices[id]?.drifts ?? []).map { (id, $0) } } }
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for (id, drift) in drifts {
-                group.addTask { try await self.runDrift(drift, of: id) }
+            for await job in driftJobs {
+                group.addTask { try await self.runDrift(job) }
             }
             try await group.waitForAll()
         }
+        try Task.checkCancellation()
+    }
+
+    /// Makes the simulated devices `devices` (the configuration reloaded): accessories new here
+    /// join, with their drifts, as they are given; those no longer given leave (their drifts stop,
+    /// reads and writes find no accessory); the others stay exactly as they are (values,
+    /// reachability, behaviour and drifts: the devices did not restart). No event is sent: the
+    /// engine takes the new accessories and drops the gone ones with the reloaded layout.
+    @discardableResult
+    public func replaceDevices(_ devices: [Device]) -> DeviceChanges {
+        let (changes, jobs) = state.withLock { state in state.replace(with: devices) }
+        for job in jobs { driftSink.yield(job) }
+        return changes
     }
 
     // MARK: AccessoryDriver
 
     nonisolated(nonsending) public func accessories() async -> [Accessory] {
-        state.withLock { state in
-            order.compactMap { id in
-                guard var accessory = state.devices[id]?.accessory else { return nil }
-                accessory.isReachable = state.isReachable(id)
-                return accessory
-            }
-        }
+        state.withLock { state in state.order.compactMap { state.accessory($0) } }
+    }
+
+    /// The accessory `id` as the device has it now (structure, values, reachability); nil if it
+    /// is not one of the simulator's. At once, without a suspension.
+    public func accessory(_ id: AccessoryID) -> Accessory? {
+        state.withLock { state in state.accessory(id) }
     }
 
     nonisolated(nonsending) public func read(_ reference: CharacteristicReference) async throws(StatusError) -> Value {
@@ -196,7 +240,7 @@ public final class Simulator: AccessoryDriver, Sendable {
     /// Takes an accessory off the network or back. For a bridge, everything behind it follows;
     /// one reachability event per accessory whose reachability changed.
     nonisolated(nonsending) public func setReachable(_ id: AccessoryID, _ reachable: Bool) async throws(StatusError) {
-        let events = try state.withLock { state throws(StatusError) in try state.setReachable(id, reachable, order: order) }
+        let events = try state.withLock { state throws(StatusError) in try state.setReachable(id, reachable) }
         for event in events { sink.yield(event) }
     }
 
@@ -248,10 +292,12 @@ public final class Simulator: AccessoryDriver, Sendable {
 
     // MARK: Internals
 
-    private func runDrift(_ drift: Drift, of id: AccessoryID) async throws {
+    /// Steps the drift every interval while its accessory has not left.
+    private func runDrift(_ job: DriftJob) async throws {
         while true {
-            try await clock.sleep(for: drift.interval, tolerance: nil)
-            step(drift, of: id)
+            try await clock.sleep(for: job.drift.interval, tolerance: nil)
+            guard state.withLock({ $0.incarnations[job.id] == job.incarnation }) else { return }
+            step(job.drift, of: job.id)
         }
     }
 
@@ -273,6 +319,38 @@ public final class Simulator: AccessoryDriver, Sendable {
 }
 
 extension Simulator.State {
+    /// Takes `given` as the devices: see ``Simulator/replaceDevices(_:)``. The first of several
+    /// devices with one id counts. Returns the changes and the drifts to start.
+    mutating func replace(with given: [Simulator.Device]) -> (Simulator.DeviceChanges, [Simulator.DriftJob]) {
+        var seen: Set<AccessoryID> = []
+        let wanted = given.filter { seen.insert($0.accessory.id).inserted }
+        var changes = Simulator.DeviceChanges(removed: order.filter { !seen.contains($0) })
+        for id in changes.removed {
+            devices[id] = nil
+            ownReachability[id] = nil
+            incarnations[id] = nil
+        }
+        var jobs: [Simulator.DriftJob] = []
+        for device in wanted where devices[device.accessory.id] == nil {
+            let id = device.accessory.id
+            devices[id] = device
+            ownReachability[id] = device.accessory.isReachable
+            lastIncarnation += 1
+            incarnations[id] = lastIncarnation
+            jobs += device.drifts.map { Simulator.DriftJob(id: id, drift: $0, incarnation: lastIncarnation) }
+            changes.added.append(id)
+        }
+        order = wanted.map(\.accessory.id)
+        return (changes, jobs)
+    }
+
+    /// The accessory with its reachability now (its bridge's included).
+    func accessory(_ id: AccessoryID) -> Accessory? {
+        guard var accessory = devices[id]?.accessory else { return nil }
+        accessory.isReachable = isReachable(id)
+        return accessory
+    }
+
     func isReachable(_ id: AccessoryID) -> Bool {
         guard ownReachability[id] == true else { return false }
         guard let bridge = devices[id]?.accessory.bridgeID else { return true }
@@ -344,7 +422,7 @@ extension Simulator.State {
         return isReachable(accessory.id) && characteristic.supportsEvents ? .value(reference, value) : nil
     }
 
-    mutating func setReachable(_ id: AccessoryID, _ reachable: Bool, order: [AccessoryID]) throws(StatusError) -> [AccessoryEvent] {
+    mutating func setReachable(_ id: AccessoryID, _ reachable: Bool) throws(StatusError) -> [AccessoryEvent] {
         guard devices[id] != nil else { throw StatusError(.noSuchResource, "no simulated accessory \"\(id)\"") }
         let affected = [id] + order.filter { devices[$0]?.accessory.bridgeID == id }
         let before = affected.map(isReachable)

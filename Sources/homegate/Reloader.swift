@@ -1,3 +1,4 @@
+import Accessories
 import Foundation
 import HAPDriver
 import HomeGateConfig
@@ -15,11 +16,17 @@ struct Reloader: Sendable {
     let store: HomeStore
     let logger: Logger
 
-    /// Reloads the configuration file and the pairings at every SIGHUP, until cancelled.
-    func reloadOnHangUp(engine: Gateway, hapDriver: HAPDriver) async {
+    /// Reloads the configuration file and the pairings at every SIGHUP, until cancelled. The
+    /// simulator takes the file's devices first (new ones join, gone ones leave), so the engine
+    /// finds the new accessories when it takes the layout.
+    func reloadOnHangUp(engine: Gateway, simulator: Simulator, hapDriver: HAPDriver) async {
         for await _ in await UnixSignalsSequence(trapping: .sighup) {
             logger.info("SIGHUP: reloading the configuration")
-            guard let (homes, configured, digest) = reload() else { continue }
+            guard let (homes, configured, digest, devices) = reload() else { continue }
+            let changes = simulator.replaceDevices(devices)
+            if !changes.added.isEmpty || !changes.removed.isEmpty {
+                logger.info("simulated accessories: \(changes.added.count) added, \(changes.removed.count) removed")
+            }
             let leftOut = await engine.reload(homes: homes)
             recordApplied(configured, digest: leftOut.isEmpty ? digest : [], leavingOut: leftOut)
             // New pairings connect (their accessories join when they answer); removed ones leave.
@@ -39,14 +46,14 @@ struct Reloader: Sendable {
         return (homes, stored.map(LayoutDigest.init), unchanged || lastApplied == file.homes ? nil : file.homes)
     }
 
-    /// Reads the configuration file again: the merged layout and the configuration's homes; nil
-    /// (logged) if it is wrong: the running layout stays. ``recordApplied(_:leavingOut:)`` must
-    /// follow once the engine took the layout.
-    func reload() -> (homes: [Home], configured: [Home], digest: [UInt8])? {
+    /// Reads the configuration file again: the merged layout, the configuration's homes and its
+    /// simulated devices; nil (logged) if it is wrong: the running layout stays.
+    /// ``recordApplied(_:leavingOut:)`` must follow once the engine took the layout.
+    func reload() -> (homes: [Home], configured: [Home], digest: [UInt8], devices: [Simulator.Device])? {
         do {
             let file = try ConfigFile.load(path: configPath, overrides: overrides)
             let merged = try merge(file.homes, stored: store.hasLayout() ? store.loadHomes() : nil)
-            return (try withoutUnpairedAccessories(merged), file.homes, file.sourceDigest)
+            return (try withoutUnpairedAccessories(merged), file.homes, file.sourceDigest, file.simulatorDevices)
         } catch let error as ConfigError {
             logger.error("the configuration was not reloaded: \(error)")
         } catch {

@@ -164,7 +164,7 @@ struct RunCommand: AsyncParsableCommand {
             services.append(.init(service: webPage.server))
         }
         services.append(.init(service: PartService("configuration reloader", logger: logger) {
-            await reloader.reloadOnHangUp(engine: engine, hapDriver: hapDriver)
+            await reloader.reloadOnHangUp(engine: engine, simulator: simulator, hapDriver: hapDriver)
         }))
         var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(15)

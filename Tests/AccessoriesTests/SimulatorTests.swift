@@ -621,10 +621,86 @@ struct SimulatorTests {
         #expect(clock.sleeperCount == 0)
     }
 
-    @Test("run() without drifting characteristics returns at once")
+    @Test("run() without drifting characteristics sleeps on nothing, runs the drifts of accessories that join later, and ends when cancelled")
     func runWithoutDrifts() async throws {
         let simulator = makeSimulator([Devices.lamp])
-        try await simulator.run()
+        var events = simulator.events.makeAsyncIterator()
+        let run = Task { try await simulator.run() }
+        #expect(clock.sleeperCount == 0)
+        let drift = Simulator.Drift(iid: 9, range: 0...40, step: 1, interval: .seconds(10))
+        simulator.replaceDevices([Simulator.Device(accessory: Devices.lamp), Simulator.Device(accessory: Devices.thermometer, drifts: [drift])])
+        await clock.waitForSleepers(1)
+        var changed = false
+        for _ in 0..<20 where !changed {
+            clock.advance(by: .seconds(10))
+            await clock.waitForSleepers(1)
+            changed = await value(simulator, Devices.temperature) != .float(21)
+        }
+        #expect(changed, "the new thermometer drifts")
+        if case .value(let reference, _) = await nextEvent(&events) { #expect(reference == Devices.temperature) }
+        run.cancel()
+        await #expect(throws: CancellationError.self) { try await run.value }
+        #expect(clock.sleeperCount == 0)
+    }
+
+    // MARK: Devices replaced (the configuration reloaded)
+
+    @Test("replaced devices: new ones join in the given order, gone ones leave, the others keep their values, reachability and behaviour")
+    func replaceDevices() async throws {
+        let simulator = makeSimulator([Devices.lamp, Devices.thermometer, Devices.offline])
+        try await simulator.write(.int(75), to: Devices.lampBrightness)
+        try await simulator.setReachable("acc-offline", true)
+        try await simulator.setBehaviour("acc-offline", failStatus: .busy)
+        var changedLamp = Devices.lamp
+        changedLamp.setValue(.int(5), iid: 10)
+        let changes = simulator.replaceDevices([Simulator.Device(accessory: Devices.button), Simulator.Device(accessory: changedLamp),
+                                                Simulator.Device(accessory: Devices.offline)])
+        #expect(changes == Simulator.DeviceChanges(added: ["acc-button"], removed: ["acc-thermometer"]))
+        #expect(await simulator.accessories().map(\.id) == ["acc-button", "acc-lamp", "acc-offline"])
+        #expect(try await simulator.read(Devices.lampBrightness) == .int(75), "a device that stays keeps its value")
+        #expect(simulator.accessory("acc-offline")?.isReachable == true, "and its reachability")
+        #expect(await failure { try await simulator.write(.bool(true), to: CharacteristicReference(accessoryID: "acc-offline", iid: 9)) } == .busy,
+                "and its behaviour")
+        #expect(simulator.serves("acc-button"))
+        #expect(!simulator.serves("acc-thermometer"))
+        #expect(simulator.accessory("acc-thermometer") == nil)
+        #expect(await failure { try await simulator.read(Devices.temperature) } == .noSuchResource)
+        #expect(simulator.replaceDevices([Simulator.Device(accessory: Devices.button), Simulator.Device(accessory: changedLamp),
+                                          Simulator.Device(accessory: Devices.offline)]) == Simulator.DeviceChanges(), "the same devices: no change")
+    }
+
+    @Test("a bridge that joins brings its accessories; their reachability follows it")
+    func bridgeJoins() async throws {
+        let simulator = makeSimulator([Devices.lamp])
+        let changes = simulator.replaceDevices(([Devices.lamp, Devices.bridge] + Devices.bridged).map { Simulator.Device(accessory: $0) })
+        #expect(changes.added == ["acc-bridge", "acc-bulb-1", "acc-bulb-2", "acc-bulb-3"])
+        var events = simulator.events.makeAsyncIterator()
+        try await simulator.setReachable("acc-bridge", false)
+        #expect(await nextEvent(&events) == .reachability("acc-bridge", reachable: false))
+        for number in 1...3 {
+            #expect(await nextEvent(&events) == .reachability(AccessoryID("acc-bulb-\(number)"), reachable: false))
+        }
+        #expect(await failure { try await simulator.read(Devices.bulbOn(2)) } == .communicationFailure)
+        #expect(await simulator.accessories().map(\.isReachable) == [true, false, false, false, false])
+    }
+
+    @Test("the drift of an accessory that left stops; one that joins again drifts anew, once")
+    func driftStopsWhenItLeaves() async throws {
+        let drift = Simulator.Drift(iid: 9, range: 0...40, step: 1, interval: .seconds(10))
+        let thermometer = Simulator.Device(accessory: Devices.thermometer, drifts: [drift])
+        let simulator = makeSimulator([thermometer, Simulator.Device(accessory: Devices.lamp)])
+        let run = Task { try await simulator.run() }
+        await clock.waitForSleepers(1)
+        simulator.replaceDevices([Simulator.Device(accessory: Devices.lamp)])
+        clock.advance(by: .seconds(10)) // its drift wakes, finds it gone and ends: it never sleeps again
+        simulator.replaceDevices([thermometer, Simulator.Device(accessory: Devices.lamp)])
+        await clock.waitForSleepers(1)
+        #expect(await value(simulator, Devices.temperature) == .float(21), "it joins with its configured value")
+        clock.advance(by: .seconds(10))
+        await clock.waitForSleepers(1)
+        #expect(clock.sleeperCount == 1, "one drift, not two")
+        run.cancel()
+        _ = await run.result
         #expect(clock.sleeperCount == 0)
     }
 

@@ -22,31 +22,97 @@ struct GatewaySmokeTests {
 
 @Suite("gateway: reloads and repeated retained commands")
 struct GatewayReloadTests {
-    @Test("an accessory added by SIGHUP appears at the next start")
-    func addedBySIGHUPAppearsAtNextStart() async throws {
+    @Test("SIGHUP: an accessory and a bridge added to the file appear at once (retained values, $layout, settable); one removed from the file disappears; all as at the next start")
+    func addedAndRemovedBySIGHUP() async throws {
         let fixture = try await GatewayFixture.demo()
+        try await fixture.waitUntilRetained("homegate/$state", equals: "online")
+        let coffee = "homegate/demo-home/kitchen/coffee-machine"
+        #expect(try await fixture.retained()["\(coffee)/outlet/on"] == "false")
         let text = try String(contentsOfFile: fixture.configFile, encoding: .utf8)
-        let added = text.replacingOccurrences(of: "      - id: sim-tv-outlet\n", with: """
-              - id: sim-new-lamp
-                name: New Lamp
-                room: Kitchen
-                services:
-                  - type: lightbulb
-                    characteristics: {on: true}
-              - id: sim-tv-outlet
+        let edited = try Self.edit(text, [
+            // A lamp, new in the Kitchen.
+            ("      - id: sim-tv-outlet\n", """
+                  - id: sim-new-lamp
+                    name: New Lamp
+                    room: Kitchen
+                    services:
+                      - type: lightbulb
+                        characteristics: {on: true}
+                  - id: sim-tv-outlet
 
-        """)
-        #expect(added != text)
-        try added.write(toFile: fixture.configFile, atomically: true, encoding: .utf8)
+            """),
+            // A bridge with one accessory behind it, new too.
+            ("      - id: sim-hue-bridge\n", """
+                  - id: sim-new-bridge
+                    name: Strip Bridge
+                    room: Garage
+                    services: []
+                    bridged:
+                      - id: sim-new-strip
+                        name: LED Strip
+                        room: Garage
+                        services:
+                          - type: lightbulb
+                            characteristics: {on: false, brightness: 25}
+                  - id: sim-hue-bridge
+
+            """),
+            // The coffee machine, gone from the file.
+            (try Self.entry("sim-coffee-machine", in: text), ""),
+        ])
+        try edited.write(toFile: fixture.configFile, atomically: true, encoding: .utf8)
         fixture.gateway.signal(SIGHUP)
-        try await fixture.gateway.waitForOutput(containing: "accessory sim-new-lamp is new in the configuration; it appears at the next start")
-        try await fixture.gateway.waitForOutput(containing: "configuration reloaded")
+
+        let lamp = "homegate/demo-home/kitchen/new-lamp/lightbulb/on"
+        let strip = "homegate/demo-home/garage/led-strip/lightbulb"
+        try await fixture.waitUntilRetained(lamp, equals: "true")
+        try await fixture.waitUntilRetained("\(strip)/brightness", equals: "25")
+        try await fixture.gateway.waitForOutput(containing: "accessory sim-new-lamp (New Lamp) is new in the configuration; it joins Demo Home, Kitchen")
+        let layout = try await fixture.currentLayout { layout in
+            TreeLayout.accessory("sim-new-strip", in: layout) != nil && TreeLayout.accessory("sim-coffee-machine", in: layout) == nil
+        }
+        #expect(TreeLayout.accessory("sim-new-lamp", in: layout)?["room"] as? String == "Kitchen")
+        #expect(TreeLayout.accessory("sim-new-strip", in: layout)?["bridge"] as? String == "sim-new-bridge")
+        let ack = try await fixture.command("\(lamp)/set", "off")
+        #expect(ack["ok"] as? Bool == true, "\(ack)")
+        try await fixture.waitUntilRetained(lamp, equals: "false")
+        let stripAck = try await fixture.command("\(strip)/brightness/set", "80")
+        #expect(stripAck["ok"] as? Bool == true, "\(stripAck)")
+        try await fixture.roundTrip()
+        let retained = try await fixture.retained()
+        #expect(retained.keys.filter { $0.hasPrefix(coffee + "/") }.sorted() == [], "the removed accessory's topics are cleared")
+        #expect(Set(retained.keys) == GatewayFixture.retainedTopics(of: try await fixture.layout(), base: "homegate", values: retained))
+        let removed = try await fixture.waitForEvent("accessory-removed") { $0["accessory"] as? String == "sim-coffee-machine" }
+        #expect(removed["name"] as? String == "Coffee Machine")
+        try await fixture.waitForEvent("accessory-added") { $0["accessory"] as? String == "sim-new-strip" }
         try await fixture.stop(keepBroker: true)
 
-        let restarted = try await GatewayFixture.start(config: added, broker: fixture.broker, folder: fixture.folder)
-        let ack = try await restarted.command("homegate/demo-home/kitchen/new-lamp/lightbulb/on/set", "off")
-        #expect(ack["ok"] as? Bool == true, "\(ack)")
+        // The next start has the same accessories.
+        let restarted = try await GatewayFixture.start(config: edited, broker: fixture.broker, folder: fixture.folder)
+        let again = try await restarted.command("\(lamp)/set", "on")
+        #expect(again["ok"] as? Bool == true, "\(again)")
+        let restartedLayout = try await restarted.layout()
+        #expect(TreeLayout.accessory("sim-new-strip", in: restartedLayout) != nil)
+        #expect(TreeLayout.accessory("sim-coffee-machine", in: restartedLayout) == nil)
         try await restarted.stop()
+    }
+
+    /// `text` with each replacement made; each must find its text.
+    static func edit(_ text: String, _ replacements: [(String, String)]) throws -> String {
+        var result = text
+        for (old, new) in replacements {
+            guard let range = result.range(of: old) else { throw FixtureError("the demo configuration has no \(old.debugDescription)") }
+            result.replaceSubrange(range, with: new)
+        }
+        return result
+    }
+
+    /// An accessory's whole entry in the demo's configuration: from its `- id:` line to the next
+    /// accessory's.
+    static func entry(_ id: String, in text: String) throws -> String {
+        guard let start = text.range(of: "      - id: \(id)\n") else { throw FixtureError("no accessory \(id) in the demo configuration") }
+        let end = text.range(of: "\n      - id: ", range: start.upperBound..<text.endIndex)?.lowerBound ?? text.endIndex
+        return String(text[start.lowerBound...end])
     }
 
     @Test("a retained set published twice with the same payload runs twice")

@@ -1,3 +1,4 @@
+import Accessories
 import Foundation
 import HomeModel
 import HomeStore
@@ -47,8 +48,12 @@ extension Gateway {
     }
 
     /// Applies a new layout (a reloaded configuration merged with the store): renames and moves
-    /// change topics; old retained topics are cleared and values republished on the new ones.
-    /// - Returns: the accessories of `newHomes` left out because no driver knows them yet (they
+    /// change topics; old retained topics are cleared and values republished on the new ones;
+    /// accessories gone from `newHomes` leave (their topics cleared). An accessory new in
+    /// `newHomes` joins when the simulator has it (give the simulator the reloaded devices first,
+    /// ``Accessories/Simulator/replaceDevices(_:)``), with the device's structure, values and
+    /// reachability, and its topics and `$layout` are published like the others'.
+    /// - Returns: the accessories of `newHomes` left out because no device is known for them (they
     ///   appear at the next start).
     @discardableResult
     public func reload(homes newHomes: [Home]) -> Set<AccessoryID> {
@@ -56,16 +61,17 @@ extension Gateway {
         var merged = newHomes
         var leftOut: Set<AccessoryID> = []
         for homeIndex in merged.indices {
-            // Devices keep their structure, values and reachability; unknown ones cannot appear on a reload.
-            merged[homeIndex].accessories = merged[homeIndex].accessories.compactMap { accessory in
-                guard var current = self.accessory(accessory.id)?.accessory else {
+            // Devices keep their structure, values and reachability; the new name and room are the layout's.
+            let home = merged[homeIndex]
+            merged[homeIndex].accessories = home.accessories.compactMap { accessory in
+                guard var device = self.accessory(accessory.id)?.accessory ?? joining(accessory, home: home) else {
                     logger.notice("accessory \(accessory.id) is new in the configuration; it appears at the next start")
                     leftOut.insert(accessory.id)
                     return nil
                 }
-                current.name = accessory.name
-                current.roomID = accessory.roomID
-                return current
+                device.name = accessory.name
+                device.roomID = accessory.roomID
+                return device
             }
         }
         homes = merged
@@ -75,6 +81,14 @@ extension Gateway {
         republishAfterLayoutChange()
         logger.info("configuration reloaded")
         return leftOut
+    }
+
+    /// A simulated accessory new in a reloaded layout, as the simulator has it; nil if the
+    /// simulator does not have it.
+    private func joining(_ accessory: Accessory, home: Home) -> Accessory? {
+        guard let device = simulator?.accessory(accessory.id) else { return nil }
+        logger.info("accessory \(accessory.id) (\(accessory.name)) is new in the configuration; it joins \(home.name), \(home.room(of: accessory).name)")
+        return device
     }
 
     // MARK: Payloads
