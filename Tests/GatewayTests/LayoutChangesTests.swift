@@ -82,7 +82,7 @@ struct LayoutChangesTests {
         #expect(try events { try $0.addActionSet(name: "Morning", home: nil) } == [#"action-set-added {"actionSet":"Morning","home":"Demo Home"}"#])
         #expect(try events { try $0.renameActionSet("Evening", to: "Dusk", home: nil) }
             == [#"action-set-renamed {"actionSet":"Dusk","home":"Demo Home","oldName":"Evening"}"#])
-        #expect(try changes { homes in homes[0].actionSets[0].actions[0].value = .int(60) } == [
+        #expect(changes { homes in homes[0].actionSets[0].actions[0].value = .int(60) } == [
             #"action-set-updated {"actionSet":"Evening","actions":[{"accessory":"lamp","characteristic":10,"value":60}],"home":"Demo Home"}"#,
         ])
         #expect(try events { try $0.removeActionSet("Evening", home: nil) } == [
