@@ -17,8 +17,6 @@ extension Client {
         case publishQoS0
         /// A QoS 1 or 2 message: libmosquitto keeps it and resends it after the reconnect.
         case publishQueued
-        /// A subscription or an unsubscription: recorded, and made again after the reconnect.
-        case subscription
     }
 
     /// What an acknowledgement carried.
@@ -33,8 +31,12 @@ extension Client {
         case waiting(CheckedContinuation<Acknowledgement, any Error>, PendingKind)
         /// The waiter was cancelled; the acknowledgement, if it comes, is dropped.
         case abandoned(PendingKind)
-        /// A subscription the client restored by itself after a reconnect; nobody waits for it.
-        case restoring(TopicFilter)
+        /// A SUBSCRIBE for a recorded subscription, and the call waiting for its SUBACK (none: the
+        /// client restored it after a reconnect, or the call was cancelled). A refusal forgets it.
+        case subscribing(TopicFilter, Waiter?)
+        /// An UNSUBSCRIBE, and the call waiting for its UNSUBACK, if any. If the connection ends
+        /// first, it is recorded to be sent again to a broker that kept the session.
+        case unsubscribing(TopicFilter, Waiter?)
     }
 
     /// Call before a libmosquitto call that returns a message id; ``awaitAcknowledgement(of:kind:handOff:)``
@@ -99,36 +101,37 @@ extension Client {
         }
     }
 
-    /// Records a subscription restored after a reconnect (called on the network thread, before
-    /// its SUBACK can be read).
-    func expectRestoredSubscription(_ filter: TopicFilter, mid: Int32) {
-        state.withLock { $0.acknowledgements[mid] = .restoring(filter) }
-    }
-
     /// An acknowledgement from the network thread.
     func deliver(_ acknowledgement: Acknowledgement, for mid: Int32) {
-        let (waiter, refusedRestoration): (CheckedContinuation<Acknowledgement, any Error>?, TopicFilter?) = state.withLock { state in
+        var waiter: CheckedContinuation<Acknowledgement, any Error>?
+        var subscriptionWaiter: Waiter?
+        var refused: (filter: TopicFilter, restored: Bool)?
+        state.withLock { state in
             defer {
                 // After a burst (70,000 retained messages at a start) the table's storage is let go.
                 if state.acknowledgements.isEmpty, state.acknowledgements.capacity > 4096 { state.acknowledgements = [:] }
             }
             switch state.acknowledgements.removeValue(forKey: mid) {
             case .waiting(let continuation, _):
-                return (continuation, nil)
-            case .restoring(let filter):
-                guard let code = acknowledgement.grantedQoS.first, code >= 0x80 else { return (nil, nil) }
-                state.subscriptions.removeValue(forKey: filter)
-                return (nil, filter)
+                waiter = continuation
+            case .subscribing(let filter, let waiting):
+                subscriptionWaiter = waiting
+                if let code = acknowledgement.grantedQoS.first, code >= 0x80 {
+                    state.subscriptions.removeValue(forKey: filter)
+                    refused = (filter, waiting == nil)
+                }
+            case .unsubscribing(_, let waiting):
+                subscriptionWaiter = waiting
             case .abandoned:
-                return (nil, nil)
+                break
             case nil:
                 if state.handOffsInProgress > 0 { state.earlyAcknowledgements[mid] = acknowledgement }
-                return (nil, nil)
             }
         }
         waiter?.resume(returning: acknowledgement)
-        if let refusedRestoration {
-            logger.error("the broker refused to restore the subscription to \(refusedRestoration) (reason code \(acknowledgement.grantedQoS.first ?? 0)); it is dropped")
+        subscriptionWaiter?.resume(.success(acknowledgement))
+        if let refused, refused.restored {
+            logger.error("the broker refused to restore the subscription to \(refused.filter) (reason code \(acknowledgement.grantedQoS.first ?? 0)); it is dropped")
         }
     }
 
@@ -136,27 +139,31 @@ extension Client {
     static func outcomeOfLostConnection(_ kind: PendingKind) -> Result<Acknowledgement, any Error>? {
         switch kind {
         case .publishQoS0: return .failure(ClientError.notConnected)
-        case .subscription: return .success(Acknowledgement(interrupted: true))
         case .publishQueued: return nil
         }
     }
 
     /// The connection ended: QoS 0 messages not yet written are lost; subscription calls return
-    /// (their subscriptions are made again on the reconnect); QoS 1 and 2 messages wait for it.
+    /// (their subscriptions are made again on the reconnect), and an unanswered UNSUBSCRIBE is
+    /// recorded at once for a broker that kept the session; QoS 1 and 2 messages wait for the
+    /// reconnect.
     func connectionEnded() {
         let (lost, interrupted) = state.withLock { state in
             state.connectionNumber += 1
             var lost: [CheckedContinuation<Acknowledgement, any Error>] = []
-            var interrupted: [CheckedContinuation<Acknowledgement, any Error>] = []
+            var interrupted: [Waiter] = []
             for (mid, slot) in state.acknowledgements {
                 switch slot {
                 case .waiting(let continuation, .publishQoS0):
                     lost.append(continuation)
-                case .waiting(let continuation, .subscription):
-                    interrupted.append(continuation)
                 case .waiting(_, .publishQueued), .abandoned(.publishQueued):
                     continue
-                case .abandoned, .restoring:
+                case .subscribing(_, let waiter):
+                    if let waiter { interrupted.append(waiter) }
+                case .unsubscribing(let filter, let waiter):
+                    state.unsubscribedWhileDisconnected.insert(filter)
+                    if let waiter { interrupted.append(waiter) }
+                case .abandoned(.publishQoS0):
                     break
                 }
                 state.acknowledgements.removeValue(forKey: mid)
@@ -164,22 +171,29 @@ extension Client {
             return (lost, interrupted)
         }
         for continuation in lost { continuation.resume(throwing: ClientError.notConnected) }
-        for continuation in interrupted { continuation.resume(returning: Acknowledgement(interrupted: true)) }
+        for waiter in interrupted { waiter.resume(.success(Acknowledgement(interrupted: true))) }
     }
 
     /// The client stopped: nothing will be acknowledged any more.
     func failAllAcknowledgements() {
-        let waiting = state.withLock { state in
+        let (waiting, subscriptionWaiters) = state.withLock { state in
             defer {
                 state.acknowledgements.removeAll()
                 state.earlyAcknowledgements.removeAll()
             }
-            return state.acknowledgements.values.compactMap { slot -> CheckedContinuation<Acknowledgement, any Error>? in
-                if case .waiting(let continuation, _) = slot { return continuation }
-                return nil
+            var waiting: [CheckedContinuation<Acknowledgement, any Error>] = []
+            var subscriptionWaiters: [Waiter] = []
+            for slot in state.acknowledgements.values {
+                switch slot {
+                case .waiting(let continuation, _): waiting.append(continuation)
+                case .subscribing(_, let waiter?), .unsubscribing(_, let waiter?): subscriptionWaiters.append(waiter)
+                default: break
+                }
             }
+            return (waiting, subscriptionWaiters)
         }
         for continuation in waiting { continuation.resume(throwing: ClientError.stopped) }
+        for waiter in subscriptionWaiters { waiter.resume(.failure(ClientError.stopped)) }
     }
 }
 

@@ -57,19 +57,9 @@ extension Client {
             state.sessionPresent = sessionPresent
             return (toSubscribe, toUnsubscribe)
         }
-        for subscription in toSubscribe {
-            do {
-                if let mid = try sendSubscribe(subscription) { expectRestoredSubscription(subscription.filter, mid: mid) }
-            } catch {
-                logger.error("could not restore the subscription to \(subscription.filter): \(error)")
-            }
-        }
-        for filter in toUnsubscribe {
-            var mid: Int32 = 0
-            if mosquitto_unsubscribe_v5(handle.pointer, &mid, filter.string, nil) == MOSQ_ERR_SUCCESS.rawValue {
-                state.withLock { $0.acknowledgements[mid] = .abandoned(.subscription) }
-            }
-        }
+        // On the network thread, as every subscribe and unsubscribe: nothing falls in between.
+        for subscription in toSubscribe { sendSubscribe(subscription, waiter: nil) }
+        for filter in toUnsubscribe { sendUnsubscribe(filter, waiter: nil) }
         logger.info("connected to the MQTT broker at \(currentURL) (MQTT \(configuration.protocolVersion.rawValue), client id \(configuration.clientID))")
         state.withLock { state in
             state.connectionAnnounced = true

@@ -31,6 +31,11 @@ extension Client {
         }
 
         public struct Iterator: AsyncIteratorProtocol {
+            // Said outright: with the protocol's default (`any Error`), `next(isolation:)` below
+            // would not be the one `for await` calls, and every message would resume its consumer
+            // on a global thread before it hopped to the consumer's actor.
+            public typealias Failure = Never
+
             var base: AsyncStream<Message>.Iterator
             let backlog: Backlog?
 

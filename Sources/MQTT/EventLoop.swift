@@ -14,10 +14,16 @@ import Synchronization
 public final class EventLoop: SerialExecutor, Sendable {
     /// The client's wake-up primitive: a job enqueued signals it too.
     let networkWait: NetworkWait
-    private let jobs = Mutex<[UnownedJob]>([])
+    private let jobs = Mutex<[Work]>([])
     private let control = Mutex(Control())
     private let threadID = Atomic<UInt>(0)
     private let name: String
+
+    /// A task's job, or a closure of the client's own (``execute(_:)``).
+    private enum Work {
+        case job(UnownedJob)
+        case closure(@Sendable () -> Void)
+    }
 
     private struct Control {
         var started = false
@@ -38,7 +44,21 @@ public final class EventLoop: SerialExecutor, Sendable {
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        jobs.withLock { $0.append(job) }
+        jobs.withLock { $0.append(.job(job)) }
+        wakeUnlessCurrent()
+    }
+
+    /// Runs `work` on the loop's thread, in order with the jobs: the client's own changes to
+    /// what libmosquitto holds (subscriptions) happen there, never beside the callbacks.
+    func execute(_ work: @escaping @Sendable () -> Void) {
+        jobs.withLock { $0.append(.closure(work)) }
+        wakeUnlessCurrent()
+    }
+
+    /// From another thread: start the loop if need be and wake it. On the loop's own thread there
+    /// is nothing to do: it runs the jobs before it waits again.
+    private func wakeUnlessCurrent() {
+        guard !isCurrent else { return }
         startIfNeeded()
         networkWait.signal()
     }
@@ -85,11 +105,16 @@ public final class EventLoop: SerialExecutor, Sendable {
     /// Runs the jobs enqueued so far (not those they enqueue); true if more are waiting then.
     @discardableResult
     func runJobs() -> Bool {
-        var batch: [UnownedJob] = []
+        var batch: [Work] = []
         jobs.withLock { swap(&$0, &batch) }
         guard !batch.isEmpty else { return false }
         let executor = asUnownedSerialExecutor()
-        for job in batch { job.runSynchronously(on: executor) }
+        for work in batch {
+            switch work {
+            case .job(let job): job.runSynchronously(on: executor)
+            case .closure(let closure): closure()
+            }
+        }
         batch.removeAll(keepingCapacity: true)
         return jobs.withLock { queue in
             if queue.isEmpty { swap(&queue, &batch) } // keep the grown storage for the next burst
