@@ -101,8 +101,7 @@ extension Client {
         )
         message.receivedAt = .now
         counters.received()
-        backlog.add()
-        messageSink.yield(message)
+        messageSink.push(message)
     }
 
     /// libmosquitto's own log lines: errors are kept to explain the next disconnect.

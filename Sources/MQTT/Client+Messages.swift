@@ -12,43 +12,140 @@ extension Client {
         public typealias Element = Message
         public typealias Failure = Never
 
-        let stream: AsyncStream<Message>
-        let backlog: Backlog?
+        let queue: MessageQueue
 
-        /// Messages from a stream of one's own, with no backpressure (an in-memory bus in tests).
-        public init(_ stream: AsyncStream<Message>) {
-            self.stream = stream
-            backlog = nil
+        /// Messages fed by hand, with no backpressure (an in-memory bus in tests), as
+        /// `AsyncStream.makeStream` does.
+        public static func makeStream() -> (messages: Messages, continuation: Continuation) {
+            let queue = MessageQueue(backlog: nil)
+            return (Messages(queue), Continuation(queue: queue))
         }
 
-        init(_ stream: AsyncStream<Message>, backlog: Backlog) {
-            self.stream = stream
-            self.backlog = backlog
+        /// Feeds ``Messages`` made by ``makeStream()``.
+        public struct Continuation: Sendable {
+            let queue: MessageQueue
+
+            /// Hands the consumer a message.
+            public func yield(_ message: Message) {
+                queue.push(message)
+            }
+
+            /// No more messages after those handed over.
+            public func finish() {
+                queue.finish()
+            }
+        }
+
+        init(_ queue: MessageQueue) {
+            self.queue = queue
         }
 
         public func makeAsyncIterator() -> Iterator {
-            Iterator(base: stream.makeAsyncIterator(), backlog: backlog)
+            Iterator(queue: queue)
         }
 
         public struct Iterator: AsyncIteratorProtocol {
             // Said outright: with the protocol's default (`any Error`), `next(isolation:)` below
-            // would not be the one `for await` calls, and every message would resume its consumer
-            // on a global thread before it hopped to the consumer's actor.
+            // would not be the one `for await` calls.
             public typealias Failure = Never
 
-            var base: AsyncStream<Message>.Iterator
-            let backlog: Backlog?
+            let queue: MessageQueue
 
             public mutating func next() async -> Message? {
-                guard let message = await base.next() else { return nil }
-                backlog?.take()
-                return message
+                await queue.next()
             }
 
             public mutating func next(isolation actor: isolated (any Actor)?) async -> Message? {
-                guard let message = await base.next(isolation: actor) else { return nil }
+                await queue.next(isolation: actor)
+            }
+        }
+    }
+
+    /// The received messages between the network thread and the one consumer.
+    ///
+    /// Not an `AsyncStream`: its iterator resumes the consumer on a global thread, from where it
+    /// hops to the consumer's actor. Here the consumer waits on a continuation taken in its own
+    /// isolation, so a message read on the network thread resumes an actor that runs there (the
+    /// engine) in the same turn, without another thread.
+    final class MessageQueue: Sendable {
+        private struct State {
+            var items: [Message] = []
+            var head = 0
+            var waiter: CheckedContinuation<Message?, Never>?
+            var finished = false
+
+            mutating func pop() -> Message? {
+                guard head < items.count else { return nil }
+                defer {
+                    head += 1
+                    if head == items.count {
+                        items.removeAll(keepingCapacity: items.count <= 4096)
+                        head = 0
+                    }
+                }
+                return items[head]
+            }
+        }
+
+        private let state = Mutex(State())
+        private let backlog: Backlog?
+
+        init(backlog: Backlog?) {
+            self.backlog = backlog
+        }
+
+        /// A message for the consumer (network thread).
+        func push(_ message: Message) {
+            backlog?.add()
+            let waiter = state.withLock { state -> CheckedContinuation<Message?, Never>? in
+                guard !state.finished else { return nil }
+                guard let waiter = state.waiter else {
+                    state.items.append(message)
+                    return nil
+                }
+                state.waiter = nil
+                return waiter
+            }
+            if let waiter {
+                backlog?.take()
+                waiter.resume(returning: message)
+            }
+        }
+
+        /// No more messages: the consumer gets those waiting, then nil.
+        func finish() {
+            let waiter = state.withLock { state -> CheckedContinuation<Message?, Never>? in
+                state.finished = true
+                defer { state.waiter = nil }
+                return state.items.count > state.head ? nil : state.waiter
+            }
+            waiter?.resume(returning: nil)
+        }
+
+        /// The next message; nil once finished and empty, or when the waiting task is cancelled.
+        func next(isolation actor: isolated (any Actor)? = #isolation) async -> Message? {
+            if let message = state.withLock({ $0.pop() }) {
                 backlog?.take()
                 return message
+            }
+            return await withTaskCancellationHandler {
+                await withCheckedContinuation(isolation: actor) { (continuation: CheckedContinuation<Message?, Never>) in
+                    let ready: Message?? = state.withLock { state in
+                        if let message = state.pop() { return .some(message) }
+                        if state.finished || Task.isCancelled { return .some(nil) }
+                        state.waiter = continuation
+                        return .none
+                    }
+                    if case .some(let message) = ready {
+                        if message != nil { backlog?.take() }
+                        continuation.resume(returning: message)
+                    }
+                }
+            } onCancel: {
+                state.withLock { state in
+                    defer { state.waiter = nil }
+                    return state.waiter
+                }?.resume(returning: nil)
             }
         }
     }

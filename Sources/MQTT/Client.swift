@@ -37,7 +37,8 @@ public final class Client: Sendable {
     let handle: Handle
     let logger: Logger
     let state = Mutex(State())
-    let messageSink: AsyncStream<Message>.Continuation
+    /// What ``messages`` delivers.
+    let messageSink: MessageQueue
     /// Received messages the consumer has not taken yet.
     let backlog: Backlog
     /// The network thread, also a serial executor (``executor``).
@@ -65,8 +66,8 @@ public final class Client: Sendable {
             throw error
         }
         backlog = Backlog(limit: configuration.incomingBufferLimit, wait: eventLoop.networkWait)
-        let (stream, sink) = AsyncStream.makeStream(of: Message.self, bufferingPolicy: .unbounded)
-        (messages, messageSink) = (Messages(stream, backlog: backlog), sink)
+        messageSink = MessageQueue(backlog: backlog)
+        messages = Messages(messageSink)
         do {
             try Callbacks.install(on: pointer, owner: Unmanaged.passUnretained(self).toOpaque())
             try applyOptions()

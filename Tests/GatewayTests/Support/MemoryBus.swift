@@ -12,7 +12,7 @@ final class MemoryBus: MessageBus {
     let messages: Client.Messages
     /// The engine's thread (a real client's is its network thread).
     let executor = try! EventLoop(name: "memory-bus") // swiftlint:disable:this force_try
-    private let toEngine: AsyncStream<Message>.Continuation
+    private let toEngine: Client.Messages.Continuation
     private let connections: AsyncStream<ConnectionEvent>
     private let connectionSink: AsyncStream<ConnectionEvent>.Continuation
 
@@ -28,8 +28,7 @@ final class MemoryBus: MessageBus {
     let subscribed = Recorder<Bool>(false)
 
     init() {
-        let (stream, toEngine) = AsyncStream.makeStream(of: Message.self)
-        (messages, self.toEngine) = (Client.Messages(stream), toEngine)
+        (messages, toEngine) = Client.Messages.makeStream()
         (connections, connectionSink) = AsyncStream.makeStream(of: ConnectionEvent.self)
     }
 
