@@ -12,88 +12,108 @@ import Wire
 /// what the broker lacks or has wrong (all of it, if the broker lost its retained messages) and
 /// clears what the tree does not have (stale topics, stray retained messages, topics left from
 /// before a rename, whether seen now or remembered in the store's ledger).
+///
+/// What to publish, clear and record is decided by the ``RetainedMachine``
+/// (`Retained/RetainedMachine.swift`); here the tree's retained messages are made and the
+/// machine's actions carried out.
 extension Gateway {
-    /// Topics under the base the gateway never touches in its hygiene.
-    static let ownTopics: Set<String> = ["$state"]
-
+    /// The connection is (again) up: a synchronisation begins with the marker.
     func beginSync() {
-        let marker = UUID().uuidString
-        sync = Sync(marker: marker)
-        send("\(base)/$sync/\(marker)", Array("sync".utf8), retain: false)
+        carry(retained.connected(marker: UUID().uuidString))
     }
 
-    /// The marker came back: every retained message the broker has was seen.
-    func finishSync() {
-        guard sync != nil else { return }
-        sync = nil
-        executedRetainedCommands.removeAll()
+    /// A marker came back. When it is the awaited one every retained message the broker has was
+    /// seen: the tree's retained messages are offered to the machine as they are made, each
+    /// published at once when the broker lacks it, then the stale ones are cleared.
+    func finishSync(marker: String) {
+        guard retained.markerReturned(marker) else { return }
         let started = ContinuousClock.now
-        let seen = seenRetained
-        seenRetained.removeAll()
-        let desired = desiredRetained()
-        logger.debug("synchronising: \(desired.count) retained topics built in \(started.duration(to: .now)), \(Self.residentMemory)")
-        var published = 0
-        for (topic, payload) in desired where seen[topic] != payload {
-            send(topic, payload, retain: true)
-            published += 1
+        var offered = 0
+        forEachRetained { topic, payload in
+            offered += 1
+            if retained.offer(topic, payload) { send(topic, payload, retain: true) }
         }
-        // Under the base everything but $state is ours; outside it, only what our ledger recorded
-        // (Home Assistant discovery configs).
-        let stale = Set(seen.keys).filter { !isOwnTopic($0) }.union(ledger.filter { !isOwnTopic($0) || !$0.hasPrefix(base + "/") })
-            .subtracting(desired.keys)
-        for topic in stale { send(topic, [], retain: true) }
-        retained = desired.mapValues(PayloadDigest.init)
-        layoutChanged = false // `$layout` was just asserted with the rest
-        updateLedger(adding: Set(desired.keys), removing: stale)
-        logger.info("synchronised with the broker: \(desired.count) retained topics, \(published) published, \(stale.count) stale cleared")
-        logger.debug("synchronising: handed to the broker after \(started.duration(to: .now)), \(Self.residentMemory)")
-        if !hasSynchronised {
-            hasSynchronised = true
-            for (what, write) in afterFirstSync { storeWriter.write(what, write) }
-            afterFirstSync.removeAll()
-            Memory.returnFreedMemory()
+        logger.debug("synchronising: \(offered) retained topics built and handed to the broker in \(started.duration(to: .now)), \(Self.residentMemory)")
+        carry(retained.endSynchronisation())
+        logger.debug("synchronising: stale topics cleared and the ledger kept after \(started.duration(to: .now)), \(Self.residentMemory)")
+    }
+
+    /// Carries out the retained machine's actions, in order.
+    func carry(_ actions: [RetainedMachine.Action]) {
+        for action in actions {
+            switch action {
+            case .sendMarker(let topic):
+                send(topic, Array("sync".utf8), retain: false)
+            case .publish(let topic, let payload):
+                send(topic, payload, retain: true)
+            case .clear(let topic):
+                send(topic, [], retain: true)
+            case .record(let topics):
+                storeWriter.write("record retained topics in the ledger") { store throws(StoreError) in try store.recordRetained(topics) }
+            case .forget(let topics):
+                storeWriter.write("forget cleared topics in the ledger") { store throws(StoreError) in try store.forgetRetained(topics) }
+            case .synchronised(let asserted, let published, let cleared):
+                logger.info("synchronised with the broker: \(asserted) retained topics, \(published) published, \(cleared) stale cleared")
+            case .store(let deferred):
+                storeWriter.write(deferred.what, deferred.write)
+            case .firstSynchronisationDone:
+                Memory.returnFreedMemory()
+            }
         }
     }
 
-    /// Everything the gateway asserts, retained: `$layout` in its parts, and per accessory `$meta`,
-    /// `$reachable`, every value (momentary characteristics excepted) with its label when it has
-    /// one and each characteristic's `$meta` as the output setting says, Home Assistant's
-    /// discovery config when enabled, and the accessory browser's entries.
-    func desiredRetained() -> [String: [UInt8]] {
-        var desired = Dictionary(LayoutDocument(base: base, map: map).messages(for: homes), uniquingKeysWith: { first, _ in first })
+    /// Everything the gateway asserts, retained, in the order it is published: `$layout` in its
+    /// parts, then per accessory `$meta`, `$reachable`, every value (momentary characteristics
+    /// excepted) with its label when it has one and each characteristic's `$meta` as the output
+    /// setting says, Home Assistant's discovery config when enabled; last the accessory
+    /// browser's entries. Each topic comes once; payloads are made one at a time, never all held.
+    func forEachRetained(_ body: (String, [UInt8]) -> Void) {
+        for (topic, payload) in LayoutDocument(base: base, map: map).messages(for: homes) { body(topic, payload) }
         // Characteristics of one kind share a definition and so a `$meta`: made once, shared.
         var metaPayloads: [ObjectIdentifier: [UInt8]] = [:]
         for home in homes {
             let index = HomeIndex(home)
             for accessory in home.accessories {
-                guard let topic = map.topic(of: .accessory(home.id, accessory.id)) else { continue }
-                desired["\(topic)/$meta"] = metaPayload(accessory, in: home, index: index)
-                desired["\(topic)/$reachable"] = Array((accessory.isReachable ? "true" : "false").utf8)
-                for service in accessory.visibleServices {
-                    if configuration.output.perService, let (serviceTopic, payload) = servicePayload(service, of: accessory, home: home.id) {
-                        desired[serviceTopic] = payload
-                    }
-                    guard configuration.output.perCharacteristic else { continue }
-                    if let (colorTopic, payload) = colorPayload(service, of: accessory, home: home.id) { desired[colorTopic] = payload }
-                    for characteristic in service.characteristics {
-                        guard let valueTopic = map.topic(of: .characteristic(home.id, CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid))) else { continue }
-                        if configuration.characteristicMeta {
-                            let key = ObjectIdentifier(characteristic.definition)
-                            let payload = metaPayloads[key] ?? LayoutDocument.characteristicMeta(characteristic)
-                            metaPayloads[key] = payload
-                            desired["\(valueTopic)/$meta"] = payload
-                        }
-                        guard !characteristic.isMomentary, let value = characteristic.value else { continue }
-                        desired[valueTopic] = value.encoded
-                        if let label = ValueLabels.of(characteristic)?.label(of: value) { desired["\(valueTopic)/label"] = Array(label.utf8) }
-                    }
-                }
-                if let discovery = discoveryConfig(accessory, in: home, index: index) {
-                    desired[discovery.topic] = discovery.payload
-                }
+                forEachRetained(of: accessory, in: home, index: index, metaPayloads: &metaPayloads, body)
             }
         }
-        desired.merge(browserRetained()) { first, _ in first }
+        for (topic, payload) in browserRetained() { body(topic, payload) }
+    }
+
+    /// One accessory's retained messages (see ``forEachRetained(_:)``).
+    private func forEachRetained(of accessory: Accessory, in home: Home, index: HomeIndex, metaPayloads: inout [ObjectIdentifier: [UInt8]],
+                                 _ body: (String, [UInt8]) -> Void) {
+        guard let topic = map.topic(of: .accessory(home.id, accessory.id)) else { return }
+        body("\(topic)/$meta", metaPayload(accessory, in: home, index: index))
+        body("\(topic)/$reachable", Array((accessory.isReachable ? "true" : "false").utf8))
+        for service in accessory.visibleServices {
+            if configuration.output.perService, let (serviceTopic, payload) = servicePayload(service, of: accessory, home: home.id) {
+                body(serviceTopic, payload)
+            }
+            guard configuration.output.perCharacteristic else { continue }
+            if let (colorTopic, payload) = colorPayload(service, of: accessory, home: home.id) { body(colorTopic, payload) }
+            for characteristic in service.characteristics {
+                guard let valueTopic = map.topic(of: .characteristic(home.id, CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid))) else { continue }
+                if configuration.characteristicMeta {
+                    let key = ObjectIdentifier(characteristic.definition)
+                    let payload = metaPayloads[key] ?? LayoutDocument.characteristicMeta(characteristic)
+                    metaPayloads[key] = payload
+                    body("\(valueTopic)/$meta", payload)
+                }
+                guard !characteristic.isMomentary, let value = characteristic.value else { continue }
+                body(valueTopic, value.encoded)
+                if let label = ValueLabels.of(characteristic)?.label(of: value) { body("\(valueTopic)/label", Array(label.utf8)) }
+            }
+        }
+        if let discovery = discoveryConfig(accessory, in: home, index: index) {
+            body(discovery.topic, discovery.payload)
+        }
+    }
+
+    /// Everything the gateway asserts, retained, by topic (``forEachRetained(_:)`` collected).
+    func desiredRetained() -> [String: [UInt8]] {
+        var desired: [String: [UInt8]] = [:]
+        forEachRetained { topic, payload in desired[topic] = payload }
         return desired
     }
 
@@ -177,47 +197,18 @@ extension Gateway {
 
     /// Publishes a retained topic if its payload changed, and records it in the ledger.
     func assertRetained(_ topic: String, _ payload: [UInt8]) {
-        let digest = PayloadDigest(payload)
-        guard retained[topic] != digest else { return }
-        retained[topic] = digest
-        send(topic, payload, retain: true)
-        if !ledger.contains(topic) { updateLedger(adding: [topic], removing: []) }
+        carry(retained.assert(topic, payload))
     }
 
     /// Clears a retained topic the gateway asserted, and forgets it in the ledger.
     func clearRetained(_ topic: String) {
-        guard retained.removeValue(forKey: topic) != nil else { return }
-        send(topic, [], retain: true)
-        updateLedger(adding: [], removing: [topic])
+        carry(retained.withdraw(topic))
     }
 
     /// Moves the retained state to the current tree after the layout changed (a rename, a move):
     /// old topics cleared, new ones published, unchanged ones left alone.
     func republishAfterLayoutChange() {
-        let desired = desiredRetained()
-        let stale = Set(retained.keys).subtracting(desired.keys)
-        for topic in stale { send(topic, [], retain: true) }
-        for (topic, payload) in desired where retained[topic] != PayloadDigest(payload) {
-            send(topic, payload, retain: true)
-        }
-        retained = desired.mapValues(PayloadDigest.init)
-        updateLedger(adding: Set(desired.keys), removing: stale)
-    }
-
-    func isOwnTopic(_ topic: String) -> Bool {
-        guard topic.hasPrefix(base + "/") else { return true }
-        return Self.ownTopics.contains(String(topic.dropFirst(base.count + 1)))
-    }
-
-    /// Keeps the store's ledger of published retained topics.
-    func updateLedger(adding added: Set<String>, removing removed: Set<String>) {
-        let new = added.subtracting(ledger)
-        let gone = removed.intersection(ledger)
-        guard !new.isEmpty || !gone.isEmpty else { return }
-        ledger.formUnion(new)
-        ledger.subtract(gone)
-        if !new.isEmpty { storeWriter.write("record retained topics in the ledger") { store throws(StoreError) in try store.recordRetained(new) } }
-        if !gone.isEmpty { storeWriter.write("forget cleared topics in the ledger") { store throws(StoreError) in try store.forgetRetained(gone) } }
+        carry(retained.reassert(desiredRetained()))
     }
 }
 
@@ -247,17 +238,3 @@ enum Memory {
 @_silgen_name("malloc_trim")
 private func malloc_trim(_ pad: Int) -> Int32
 #endif
-
-/// A retained payload as the engine remembers it: a hash of its bytes, enough to tell whether a
-/// new payload differs (the layout's parts alone are megabytes at 10,000 accessories).
-struct PayloadDigest: Hashable, Sendable {
-    let hash: Int
-    let count: Int
-
-    init(_ payload: [UInt8]) {
-        var hasher = Hasher()
-        payload.withUnsafeBytes { hasher.combine(bytes: $0) }
-        hash = hasher.finalize()
-        count = payload.count
-    }
-}

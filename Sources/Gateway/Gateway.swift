@@ -17,8 +17,8 @@ import Wire
 /// The data path reads forward: ``InboundCodec`` turns each message into an ``Inbound``
 /// (`Inbound/`); commands are resolved, checked and run by the ``CommandMachine``, whose actions
 /// (device calls, values, acknowledgements) are carried out in `Commands/Gateway+Commands.swift`;
-/// device events in `Gateway+DeviceEvents.swift`; retained state and its hygiene in
-/// `Gateway+Retained.swift`; `$layout`, `$meta` and `$events` in `Gateway+Layout.swift`;
+/// device events in `Gateway+DeviceEvents.swift`; retained state and its hygiene decided by the
+/// ``RetainedMachine`` (`Retained/`), carried out in `Gateway+Retained.swift`; `$layout`, `$meta` and `$events` in `Gateway+Layout.swift`;
 /// `$request/...` in `Gateway+Requests.swift` and `Gateway+Management.swift`; shortcuts and
 /// action sets in `Commands/`; timer triggers in `Gateway+Triggers.swift`.
 public actor Gateway {
@@ -102,9 +102,6 @@ public actor Gateway {
     let store: HomeStore?
     /// The engine's writes to the store, in order, beside the message loop.
     let storeWriter: StoreWriter
-    /// Writes asked for by the caller, done once the first synchronisation was handed to the broker.
-    var afterFirstSync: [(String, @Sendable (HomeStore) throws(StoreError) -> Void)] = []
-    var hasSynchronised = false
     /// Whether the engine's subscriptions are in place (``waitUntilSubscribed()``).
     private var isSubscribed = false
     private var subscriptionWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
@@ -118,21 +115,11 @@ public actor Gateway {
     var map: TopicMap
     /// Where each accessory is: home index and accessory index, for O(1) look-ups.
     var locations: [AccessoryID: (home: Int, accessory: Int)] = [:]
-    /// What the gateway asserts, retained: topic -> a digest of the payload.
-    var retained: [String: PayloadDigest] = [:]
+    /// What the gateway asserts, retained, the ledger of it and the synchronisation with the
+    /// broker (``RetainedMachine``; its actions are carried out in `Gateway+Retained.swift`).
+    var retained: RetainedMachine
     /// The accessory browser's accessories (`<base>/$browser/<device id>`), by device id.
     var browserFound: [String: FoundAccessory] = [:]
-    /// Retained topics published and not yet cleared, as kept in the store.
-    var ledger: Set<String> = []
-    /// The marker the current synchronisation waits for, if one is under way.
-    var sync: Sync?
-    /// Retained messages under the base as the broker sent them since the last synchronisation:
-    /// recorded always, since they arrive as soon as the subscription is restored, before the
-    /// gateway hears of the connection.
-    var seenRetained: [String: [UInt8]] = [:]
-    /// Retained commands and requests run during this synchronisation (topic and payload), so a
-    /// second copy of one is not run again.
-    var executedRetainedCommands: Set<String> = []
     /// Every write and read under way or waiting, and who hears how each went.
     var machine: CommandMachine
     var recipients: [CommandMachine.Ticket: Recipient] = [:]
@@ -140,7 +127,6 @@ public actor Gateway {
     let commandAlarm = Alarm()
     /// The deadline the loop sleeps until; nil while it sleeps until woken.
     var commandTimerDeadline: Duration?
-    var layoutChanged = false
     /// The gateway's own time per command (`$request/gateway/statistics`).
     var timings = CommandTimings()
     /// The engine's metrics.
@@ -149,11 +135,6 @@ public actor Gateway {
     var connected = false
     /// Wakes the trigger scheduler when the layout changed (`Gateway+Triggers.swift`).
     let triggerAlarm = Alarm()
-
-    /// A synchronisation after a (re)connect: it ends when the marker comes back.
-    struct Sync {
-        let marker: String
-    }
 
     /// - Parameters:
     ///   - homes: the layout (from ``LayoutMerge``); accessories the driver knows get its
@@ -181,7 +162,7 @@ public actor Gateway {
         self.homes = homes
         // The topics are laid out once the devices' structure is known (``adoptDeviceStructure()``).
         self.map = TopicMap(base: configuration.baseTopic.string, homes: [])
-        self.ledger = (try? store?.retainedTopics()) ?? []
+        self.retained = RetainedMachine(base: configuration.baseTopic.string, ledger: (try? store?.retainedTopics()) ?? [])
         self.locations = Self.locations(of: homes)
     }
 
@@ -245,11 +226,7 @@ public actor Gateway {
     /// Writes `write` to the store once the first synchronisation was handed to the broker (the
     /// configuration as applied, say: needed by the next start, not by this one's publishing).
     public func storeAfterFirstSync(_ what: String, _ write: @escaping @Sendable (HomeStore) throws(StoreError) -> Void) {
-        if hasSynchronised {
-            storeWriter.write(what, write)
-        } else {
-            afterFirstSync.append((what, write))
-        }
+        carry(retained.storeAfterFirstSynchronisation(what, write))
     }
 
     /// The subscriptions: everything under the base (never our own messages back, retain flags
@@ -282,7 +259,6 @@ public actor Gateway {
             connections += 1
             metrics.recordConnection(true, reconnect: connections > 1)
             connected = true
-            executedRetainedCommands.removeAll()
             beginSync()
         }
     }

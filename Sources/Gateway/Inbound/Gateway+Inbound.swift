@@ -17,17 +17,17 @@ extension Gateway {
             republishDiscovery()
             return
         case .syncMarker(let marker):
-            if marker == sync?.marker { finishSync() }
+            finishSync(marker: marker)
             return
         default:
             break
         }
         if message.retain {
             // What the broker holds retained (compared with the tree at the next sync marker).
-            seenRetained[message.topic.string] = message.payload.isEmpty ? nil : message.payload
-            if inbound.isCommand {
-                if message.payload.isEmpty || isReplay(message) { return } // our own clearing, or a second copy
-                send(message.topic, [], retain: true) // a retained command runs once: clear it so it never fires again
+            switch retained.retainedArrived(topic: message.topic.string, payload: message.payload, isCommand: inbound.isCommand) {
+            case .recorded: break
+            case .skip: return // our own clearing, or a second copy
+            case .clearThenRun: send(message.topic, [], retain: true) // a retained command runs once: clear it so it never fires again
             }
         }
         switch inbound {
@@ -36,15 +36,6 @@ extension Gateway {
         case .shortcut(let shortcut): handle(shortcut, from: message)
         case .state, .foreign, .homeAssistantOnline, .syncMarker: break
         }
-    }
-
-    /// Whether a retained command or request is a second copy of one already run on this
-    /// connection: while a connection synchronises, one sent while the gateway was away can arrive
-    /// twice (queued in the kept session, then again as retained when the subscription is made).
-    /// After the synchronisation every retained command runs.
-    private func isReplay(_ message: Message) -> Bool {
-        guard sync != nil else { return false }
-        return !executedRetainedCommands.insert(message.topic.string + "\u{0}" + String(decoding: message.payload, as: UTF8.self)).inserted
     }
 
     /// Where and how a command's acknowledgement goes.

@@ -12,7 +12,7 @@ extension Gateway {
     /// Marks the layout changed: `$layout` follows within the layout interval; `saving` also
     /// stores it.
     func layoutDidChange(saving: Bool) {
-        layoutChanged = true
+        retained.layoutChanged()
         if saving { triggersChanged() }
         guard saving, store != nil else { return }
         let layout = LayoutDigest(homes)
@@ -27,16 +27,8 @@ extension Gateway {
         while true {
             try await Task.sleep(for: configuration.layoutInterval)
             metrics.recordQueueDepth(machine.waitingCount)
-            guard layoutChanged, sync == nil else { continue }
-            layoutChanged = false
-            let messages = LayoutDocument(base: base, map: map).messages(for: homes)
-            let current = Set(messages.map(\.topic))
-            for topic in retained.keys where topic.hasPrefix("\(base)/$layout") && !current.contains(topic) {
-                retained[topic] = nil
-                send(topic, [], retain: true)
-                updateLedger(adding: [], removing: [topic])
-            }
-            for (topic, payload) in messages { assertRetained(topic, payload) }
+            guard retained.takeLayoutChange() else { continue }
+            carry(retained.assertLayout(LayoutDocument(base: base, map: map).messages(for: homes)))
         }
     }
 
