@@ -19,6 +19,7 @@ import Wire
 extension Gateway {
     /// The connection is (again) up: a synchronisation begins with the marker.
     func beginSync() {
+        synchronisationBegan = .now
         carry(retained.connected(marker: UUID().uuidString))
     }
 
@@ -27,15 +28,16 @@ extension Gateway {
     /// published at once when the broker lacks it, then the stale ones are cleared.
     func finishSync(marker: String) {
         guard retained.markerReturned(marker) else { return }
-        let started = ContinuousClock.now
+        let markerBack = ContinuousClock.now
+        logger.debug("synchronising: the broker's retained messages and the marker back \(synchronisationBegan.duration(to: markerBack)) after the connection")
         var offered = 0
         forEachRetained { topic, payload in
             offered += 1
             if retained.offer(topic, payload) { send(topic, payload, retain: true) }
         }
-        logger.debug("synchronising: \(offered) retained topics built and handed to the broker in \(started.duration(to: .now)), \(Self.residentMemory)")
+        logger.debug("synchronising: \(offered) retained messages built and handed to the broker in \(markerBack.duration(to: .now)), \(Self.residentMemory)")
         carry(retained.endSynchronisation())
-        logger.debug("synchronising: stale topics cleared and the ledger kept after \(started.duration(to: .now)), \(Self.residentMemory)")
+        logger.debug("synchronising: stale topics cleared and the ledger handed to the store after \(markerBack.duration(to: .now)), \(started.duration(to: .now)) after the engine started, \(Self.residentMemory)")
     }
 
     /// Carries out the retained machine's actions, in order.

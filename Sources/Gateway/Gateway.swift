@@ -135,6 +135,9 @@ public actor Gateway {
     var connected = false
     /// Wakes the trigger scheduler when the layout changed (`Gateway+Triggers.swift`).
     let triggerAlarm = Alarm()
+    /// When ``run()`` began, and when the synchronisation under way began (the debug log's timings).
+    var started = ContinuousClock.now
+    var synchronisationBegan = ContinuousClock.now
 
     /// - Parameters:
     ///   - homes: the layout (from ``LayoutMerge``); accessories the driver knows get its
@@ -170,10 +173,11 @@ public actor Gateway {
     /// deadlines, polling, the layout publisher and the trigger scheduler, with the device work
     /// they start, all in one task group.
     public func run() async throws {
-        let started = ContinuousClock.now
+        started = .now
         try await adoptDeviceStructure()
-        logger.debug("devices' structure adopted in \(started.duration(to: .now)), \(Self.residentMemory)")
+        logger.debug("start: devices' structure adopted after \(started.duration(to: .now)), \(Self.residentMemory)")
         try await bus.subscribe(subscriptions)
+        logger.debug("start: subscribed after \(started.duration(to: .now))")
         markSubscribed()
         defer { storeWriter.drain() } // what was asked to be stored is stored, even on the way out
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -259,6 +263,7 @@ public actor Gateway {
             connections += 1
             metrics.recordConnection(true, reconnect: connections > 1)
             connected = true
+            logger.debug("connection \(connections): connected \(started.duration(to: .now)) after the engine started")
             beginSync()
         }
     }
