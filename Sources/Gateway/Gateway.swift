@@ -133,6 +133,8 @@ public actor Gateway {
     let metrics: EngineMetrics
     /// Whether the broker connection is up (for the metrics and `/health`).
     var connected = false
+    /// Connections to the broker so far.
+    var connections = 0
     /// Wakes the trigger scheduler when the layout changed (`Gateway+Triggers.swift`).
     let triggerAlarm = Alarm()
     /// When ``run()`` began, and when the synchronisation under way began (the debug log's timings).
@@ -176,15 +178,28 @@ public actor Gateway {
         started = .now
         try await adoptDeviceStructure()
         logger.debug("start: devices' structure adopted after \(started.duration(to: .now)), \(Self.residentMemory)")
+        // Each message and connection change is handled on the MQTT client's network thread as
+        // it happens: the engine runs there, so it takes them synchronously, in order (a
+        // connection before its messages), and nothing waits in between.
+        bus.deliver(to: Client.Consumer(message: { [weak self] message in
+            self?.assumeIsolated { $0.handle(message) }
+        }, connection: { [weak self] event in
+            self?.assumeIsolated { $0.connectionChanged(event) }
+        }))
+        defer { bus.deliver(to: nil) }
         try await bus.subscribe(subscriptions)
         logger.debug("start: subscribed after \(started.duration(to: .now))")
+        // A connection made before the subscriptions synchronises now that they are in place
+        // (later ones as they come, in ``connectionChanged(_:)``).
+        if bus.isConnected {
+            if !connected { noteConnection() }
+            beginSync()
+        }
         markSubscribed()
         defer { storeWriter.drain() } // what was asked to be stored is stored, even on the way out
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await self.storeWriter.run() }
             group.addTask { await self.work.run() }
-            group.addTask { await self.followConnection() }
-            group.addTask { await self.followMessages() }
             if let pairing {
                 let updates = pairing.browserUpdates
                 group.addTask { await self.followBrowser(updates) }
@@ -248,30 +263,27 @@ public actor Gateway {
         return subscriptions
     }
 
-    private func followConnection() async {
-        var connections = 0
-        for await event in bus.connectionEvents() {
-            // The client makes the subscriptions again at every connect (the broker then sends
-            // every retained message) before it reports the connection.
-            guard case .connected = event else {
-                if case .disconnected = event {
-                    connected = false
-                    metrics.recordConnection(false, reconnect: false)
-                }
-                continue
-            }
-            connections += 1
-            metrics.recordConnection(true, reconnect: connections > 1)
-            connected = true
-            logger.debug("connection \(connections): connected \(started.duration(to: .now)) after the engine started")
-            beginSync()
+    /// The broker connection came or went (on the client's network thread, before any message of
+    /// a new connection). The client has made the subscriptions again by then: the broker sends
+    /// every retained message after this.
+    private func connectionChanged(_ event: ConnectionEvent) {
+        switch event {
+        case .connected:
+            noteConnection()
+            if isSubscribed { beginSync() } // else once subscribed, in ``run()``
+        case .disconnected:
+            connected = false
+            metrics.recordConnection(false, reconnect: false)
+        case .reconnecting, .stopped:
+            break
         }
     }
 
-    private func followMessages() async {
-        for await message in bus.messages {
-            handle(message)
-        }
+    private func noteConnection() {
+        connections += 1
+        metrics.recordConnection(true, reconnect: connections > 1)
+        connected = true
+        logger.debug("connection \(connections): connected \(started.duration(to: .now)) after the engine started")
     }
 
     private func followDeviceEvents(_ stream: AsyncStream<AccessoryEvent>) async {

@@ -7,8 +7,11 @@ public protocol MessageBus: Sendable {
     func send(_ message: Message) throws(ClientError)
     /// Subscribes; the subscriptions are kept across reconnects.
     nonisolated(nonsending) func subscribe(_ subscriptions: [Subscription]) async throws
-    /// Received messages, in order.
-    var messages: Client.Messages { get }
+    /// Hands every received message and connection change, in order, to `consumer` on
+    /// ``executor`` (nil: stop); a connection already up is not reported.
+    func deliver(to consumer: Client.Consumer?)
+    /// Whether the broker has accepted the current connection.
+    var isConnected: Bool { get }
     /// Connection changes.
     func connectionEvents() -> AsyncStream<ConnectionEvent>
     /// Where the engine runs: the client's network thread, so that what arrives is handled, and

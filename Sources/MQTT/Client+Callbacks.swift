@@ -61,10 +61,12 @@ extension Client {
         for subscription in toSubscribe { sendSubscribe(subscription, waiter: nil) }
         for filter in toUnsubscribe { sendUnsubscribe(filter, waiter: nil) }
         logger.info("connected to the MQTT broker at \(currentURL) (MQTT \(configuration.protocolVersion.rawValue), client id \(configuration.clientID))")
-        state.withLock { state in
+        let consumer = state.withLock { state in
             state.connectionAnnounced = true
             state.emit(.connected(sessionPresent: sessionPresent))
+            return state.consumer
         }
+        consumer?.connection(.connected(sessionPresent: sessionPresent)) // before any message of this connection
     }
 
     private func refuseConnection(code: Int32) {
@@ -84,8 +86,9 @@ extension Client {
         mosquitto_disconnect_v5(handle.pointer, 0, nil)
     }
 
-    /// A message from the broker: copy it out and hand it to ``messages`` (never dropped: the
-    /// network loop stops reading while the consumer is behind).
+    /// A message from the broker: copy it out and hand it to the direct consumer, if there is
+    /// one, or to ``messages`` (never dropped: the network loop stops reading while the consumer
+    /// of ``messages`` is behind).
     func didReceive(_ raw: mosquitto_message, properties: OpaquePointer?) {
         guard let topicPointer = raw.topic, let topic = try? TopicName(String(cString: topicPointer)) else {
             logger.warning("dropped a received message whose topic is not valid")
@@ -101,7 +104,11 @@ extension Client {
         )
         message.receivedAt = .now
         counters.received()
-        messageSink.push(message)
+        if let consumer {
+            consumer.message(message)
+        } else {
+            messageSink.push(message)
+        }
     }
 
     /// libmosquitto's own log lines: errors are kept to explain the next disconnect.

@@ -37,10 +37,12 @@ extension Client {
             let reason = describeDisconnect(outcome)
             let delay = backoff.nextDelay()
             logDisconnect(url: url, reason: reason, outcome: outcome, delay: delay, attempt: backoff.attempts)
-            state.withLock { state in
+            let consumer = state.withLock { state in
                 state.emit(.disconnected(reason: reason))
                 state.emit(.reconnecting(delay: delay, attempt: backoff.attempts + 1))
+                return state.consumer
             }
+            consumer?.connection(.disconnected(reason: reason))
             if waitBeforeReconnect(delay) == false { break }
         }
         finish()

@@ -92,6 +92,36 @@ public final class Client: Sendable {
     /// Never block in such an actor: the network waits meanwhile.
     public var executor: EventLoop { eventLoop }
 
+    /// A consumer that takes what the client receives on the network thread, as it happens.
+    public struct Consumer: Sendable {
+        /// Each received message, as it is read.
+        public var message: @Sendable (Message) -> Void
+        /// `.connected` when the broker accepted a connection (before any message of it is
+        /// read), `.disconnected` when one ended.
+        public var connection: @Sendable (ConnectionEvent) -> Void
+
+        public init(message: @escaping @Sendable (Message) -> Void, connection: @escaping @Sendable (ConnectionEvent) -> Void) {
+            self.message = message
+            self.connection = connection
+        }
+    }
+
+    /// Hands every received message and every connection change to `consumer` on the network
+    /// thread, as they happen, instead of to ``messages`` (nil goes back to ``messages``).
+    ///
+    /// For a consumer that runs on ``executor`` (an actor whose `unownedExecutor` it is, which
+    /// takes them with `assumeIsolated`) and handles a message without suspending. It is the
+    /// tightest backpressure there is: the next message is read only once the consumer returned,
+    /// so nothing waits in memory, and what it publishes is written at the end of the same turn.
+    /// Set it before subscribing. A connection already up when it is set is not reported
+    /// (``isConnected`` tells).
+    public func deliver(to consumer: Consumer?) {
+        state.withLock { $0.consumer = consumer }
+    }
+
+    /// The direct consumer, if any.
+    var consumer: Consumer? { state.withLock { $0.consumer } }
+
     /// What the network loop has done so far: messages received and waiting, and how long
     /// reading was paused because the consumer of ``messages`` or the broker was behind.
     public var loopStatistics: LoopStatistics {
@@ -350,6 +380,8 @@ extension Client {
         /// The DISCONNECT reason asked for by a stop (0 normal, 0x04 with the will).
         var stopReason: Int32?
         var eventSinks: [UUID: AsyncStream<ConnectionEvent>.Continuation] = [:]
+        /// Who takes messages and connection changes on the network thread (``Client/deliver(to:)``).
+        var consumer: Consumer?
         var runCompletion: CheckedContinuation<Void, any Error>?
         /// The network thread is inside libmosquitto's blocking connect (name lookup, TCP).
         var isConnecting = false

@@ -49,8 +49,9 @@ public final class EventLoop: SerialExecutor, Sendable {
     }
 
     /// Runs `work` on the loop's thread, in order with the jobs: the client's own changes to
-    /// what libmosquitto holds (subscriptions) happen there, never beside the callbacks.
-    func execute(_ work: @escaping @Sendable () -> Void) {
+    /// what libmosquitto holds (subscriptions) happen there, never beside the callbacks; an
+    /// in-memory bus hands its messages to an engine that runs here the same way.
+    public func execute(_ work: @escaping @Sendable () -> Void) {
         jobs.withLock { $0.append(.closure(work)) }
         wakeUnlessCurrent()
     }

@@ -200,8 +200,7 @@ struct EcosystemTests {
     static let families = [
         "homegate_commands_total", "homegate_acknowledgements_total", "homegate_acknowledgement_seconds", "homegate_mqtt_reconnects_total",
         "homegate_mqtt_connected", "homegate_accessories", "homegate_accessories_reachable", "homegate_queue_depth",
-        "homegate_mqtt_messages_received_total", "homegate_mqtt_messages_waiting", "homegate_mqtt_read_pauses_total",
-        "homegate_mqtt_read_paused_seconds_total", "homegate_build_info",
+        "homegate_mqtt_messages_received_total", "homegate_build_info",
         "process_cpu_seconds_total", "process_resident_memory_bytes", "process_virtual_memory_bytes", "process_start_time_seconds",
         "process_open_fds", "process_max_fds", "process_threads",
     ]

@@ -3,9 +3,11 @@ import MQTT
 import Testing
 import TestSupport
 
-/// Flooded beyond what it can take at once, the gateway stops reading from the broker instead of
-/// dropping: every set it read is answered (carried out, or refused busy, -70403), exactly once.
-/// Real `mosquitto_pub -l` clients at full speed against the real binary with `mqtt.incoming_buffer: 100`.
+/// Flooded beyond what it can take at once, the gateway reads from the broker only as fast as the
+/// engine handles what it read (it takes each message on the network thread as it is read), so
+/// the broker holds the rest, and every set it read is answered (carried out, or refused busy,
+/// -70403), exactly once. Real `mosquitto_pub -l` clients at full speed against the real binary,
+/// with the `mqtt.incoming_buffer: 100` that used to lose most of such a flood.
 @Suite("overload: backpressure, never a silent drop", .serialized)
 struct OverloadTests {
     static let lamp = "homegate/demo-home/living-room/floor-lamp/lightbulb/on/set"
@@ -58,10 +60,8 @@ struct OverloadTests {
         #expect(ids.values.allSatisfy { $0 == 1 }, "answered more than once: \(ids.filter { $0.value > 1 }.prefix(5))")
         #expect(Set(outcomes.keys).isSubset(of: ["ok", "busy"]), "\(outcomes)")
         print("QoS 1 flood: \(outcomes)")
-        // The gateway did stop reading (else the test would not have tested backpressure), and
-        // read every message exactly once.
+        // The engine took every set once.
         let metrics = try await Self.metrics(port: port)
-        #expect((metrics["homegate_mqtt_read_pauses_total"] ?? 0) > 0, "\(metrics)")
         #expect(metrics[#"homegate_commands_total{kind="set"}"#] == Double(total + 1), "\(metrics)")
         try await Self.expectBoundedMemory(fixture)
         await listener.stop()
@@ -94,9 +94,8 @@ struct OverloadTests {
         let received = Int((after["homegate_mqtt_messages_received_total"] ?? 0) - (before["homegate_mqtt_messages_received_total"] ?? 0))
         let sets = Int((after[#"homegate_commands_total{kind="set"}"#] ?? 0) - (before[#"homegate_commands_total{kind="set"}"#] ?? 0))
         let sent = Self.clients * (Self.setsPerClient + 1)
-        print("QoS 0 flood: \(received) of \(sent) sets reached the gateway, \(results.count) answered, reading paused \(after["homegate_mqtt_read_pauses_total"] ?? 0) times")
+        print("QoS 0 flood: \(received) of \(sent) sets reached the gateway, \(results.count) answered")
         #expect(received > 0 && received <= sent)
-        #expect((after["homegate_mqtt_read_pauses_total"] ?? 0) > 0, "the flood never made the gateway stop reading")
         #expect(sets == received, "\(sets) sets taken by the engine, \(received) received")
         #expect(results.count == received, "\(results.count) answers for \(received) sets received")
         #expect(ids.count == received, "\(ids.count) distinct sets answered")
@@ -133,8 +132,8 @@ struct OverloadTests {
         return values
     }
 
-    /// The bound: 100 waiting messages and 1,000 queued commands per characteristic on top of the
-    /// demo's own memory.
+    /// The bound: nothing waits between the network and the engine, and at most 1,000 commands
+    /// wait per characteristic, on top of the demo's own memory.
     static func expectBoundedMemory(_ fixture: GatewayFixture) async throws {
         let status = try String(contentsOfFile: "/proc/\(fixture.gateway.child.pid)/status", encoding: .utf8)
         let kilobytes = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }?.split(whereSeparator: \.isWhitespace).dropFirst().first.flatMap { Int($0) } ?? 0

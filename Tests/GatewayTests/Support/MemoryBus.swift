@@ -9,10 +9,10 @@ import TestSupport
 /// another client, and records everything the engine sends. Waiting is woken by each message,
 /// never by polling.
 final class MemoryBus: MessageBus {
-    let messages: Client.Messages
     /// The engine's thread (a real client's is its network thread).
     let executor = try! EventLoop(name: "memory-bus") // swiftlint:disable:this force_try
-    private let toEngine: Client.Messages.Continuation
+    /// The engine (``deliver(to:)``), called on ``executor``.
+    private let toEngine = Mutex<Client.Consumer?>(nil)
     private let connections: AsyncStream<ConnectionEvent>
     private let connectionSink: AsyncStream<ConnectionEvent>.Continuation
 
@@ -28,16 +28,21 @@ final class MemoryBus: MessageBus {
     let subscribed = Recorder<Bool>(false)
 
     init() {
-        (messages, toEngine) = Client.Messages.makeStream()
         (connections, connectionSink) = AsyncStream.makeStream(of: ConnectionEvent.self)
     }
 
     deinit {
-        toEngine.finish()
         connectionSink.finish()
     }
 
     // MARK: MessageBus (the engine's side)
+
+    func deliver(to consumer: Client.Consumer?) {
+        toEngine.withLock { $0 = consumer }
+    }
+
+    /// The test's ``connect()`` reports the connection; before it, none.
+    var isConnected: Bool { false }
 
     func send(_ message: Message) throws(ClientError) {
         store(message)
@@ -60,14 +65,15 @@ final class MemoryBus: MessageBus {
 
     // MARK: The test's side
 
-    /// The engine connects: the retained messages its subscriptions match arrive, then the
-    /// connection is reported (as the MQTT client does it).
+    /// The engine connects: the connection is reported, then the retained messages its
+    /// subscriptions match arrive (as the MQTT client does it).
     func connect() {
         let (retained, subscriptions) = state.withLock { ($0.retained.values.sorted { $0.topic < $1.topic }, $0.subscriptions) }
+        if let consumer = toEngine.withLock({ $0 }) { executor.execute { consumer.connection(.connected(sessionPresent: false)) } }
+        connectionSink.yield(.connected(sessionPresent: false))
         for message in retained where subscriptions.contains(where: { $0.filter.matches(message.topic) }) {
             deliver(message, retained: true)
         }
-        connectionSink.yield(.connected(sessionPresent: false))
     }
 
     /// Another client publishes.
@@ -118,6 +124,8 @@ final class MemoryBus: MessageBus {
         var delivered = message
         delivered.retain = retained
         delivered.receivedAt = .now
-        toEngine.yield(delivered)
+        guard let consumer = toEngine.withLock({ $0 }) else { return }
+        let message = delivered
+        executor.execute { consumer.message(message) }
     }
 }
