@@ -37,12 +37,16 @@ let package = Package(
         // The values both sides of the gateway share: HAP's status table, the one error of the
         // characteristic path (a status and a message), and the one JSON model. A leaf: imports nothing.
         .target(name: "Wire"),
+        // Time as the rest uses it: the one deadline race, the one wake-up for async loops, the
+        // one backoff, Duration as numbers. A leaf: the standard library and Synchronization only.
+        .target(name: "Timing"),
         // The HomeKit Accessory Protocol, controller side: TLV8, SRP-6a, pair-setup and
         // pair-verify, the encrypted session, HTTP and EVENT framing. Knows nothing of MQTT or homes.
         .target(
             name: "HAP",
             dependencies: [
                 "CLibCrypto",
+                "Timing",
                 "Wire",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -50,13 +54,14 @@ let package = Package(
         // Paired HAP accessories and bridges as an AccessoryDriver: sessions, events, reconnects.
         .target(
             name: "HAPDriver",
-            dependencies: ["HAP", "Accessories", "HomeModel", "Wire", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["HAP", "Accessories", "HomeModel", "Timing", "Wire", .product(name: "Logging", package: "swift-log")]
         ),
         // The only Swift face of libmosquitto.
         .target(
             name: "MQTT",
             dependencies: [
                 "CMosquitto",
+                "Timing",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -79,7 +84,7 @@ let package = Package(
         .target(
             name: "Gateway",
             dependencies: [
-                "MQTT", "HomeModel", "HomeStore", "Accessories", "Wire",
+                "MQTT", "HomeModel", "HomeStore", "Accessories", "Timing", "Wire",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ]
@@ -100,7 +105,7 @@ let package = Package(
         .target(
             name: "WebUI",
             dependencies: [
-                "MQTT", "HomeGateConfig", "WebServer",
+                "MQTT", "HomeGateConfig", "Timing", "WebServer",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -141,6 +146,7 @@ let package = Package(
                 "Gateway",
                 "HAP",
                 "HAPDriver",
+                "Timing",
                 "Wire",
                 "WebServer",
                 "WebUI",
@@ -156,21 +162,21 @@ let package = Package(
         // gateway's own time per set, fan-out, and homes of growing size.
         .executableTarget(
             name: "homegate-bench",
-            dependencies: ["MQTT", "HAP", "Harness"],
+            dependencies: ["MQTT", "HAP", "Harness", "Timing"],
             path: "Sources/homegate-bench"
         ),
         // The long run (scripts/soak): the gateway under mixed load, memory, descriptors, threads
         // and acknowledgement latency over time, every command acknowledged exactly once.
         .executableTarget(
             name: "homegate-soak",
-            dependencies: ["MQTT", "Harness"],
+            dependencies: ["MQTT", "Harness", "Timing"],
             path: "Sources/homegate-soak"
         ),
         // What the benchmarks and the tests launch and drive: a real Mosquitto on a free port, the
         // homegate binary, HAP-python peers, child processes, a recording MQTT client.
         .target(
             name: "Harness",
-            dependencies: ["MQTT", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["MQTT", "Timing", .product(name: "Logging", package: "swift-log")]
         ),
         // Test fixtures on top of the harness: the gateway with a watcher, the layout joined, clocks.
         .target(
@@ -179,6 +185,7 @@ let package = Package(
             path: "Tests/TestSupport"
         ),
         .testTarget(name: "WireTests", dependencies: ["Wire"]),
+        .testTarget(name: "TimingTests", dependencies: ["Timing", "TestSupport"]),
         .testTarget(name: "HAPTests", dependencies: ["HAP", "Wire", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "HAPPeerTests", dependencies: ["Wire", "HAP", "HAPDriver", "Accessories", "HomeModel", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
