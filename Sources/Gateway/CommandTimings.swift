@@ -1,3 +1,4 @@
+import Timing
 import Wire
 /// How long the gateway itself takes per command: from the message's arrival at the MQTT client
 /// to its acknowledgement handed back to it. Keeps the most recent ``capacity`` figures.
@@ -41,7 +42,7 @@ struct CommandTimings: Sendable {
     }
 
     private func microseconds(_ duration: Duration) -> Double {
-        let value = Double(duration.components.seconds) * 1e6 + Double(duration.components.attoseconds) / 1e12
+        let value = duration.microsecondsValue
         return (value * 10).rounded() / 10
     }
 }

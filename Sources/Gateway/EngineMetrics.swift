@@ -1,4 +1,5 @@
 import CoreMetrics
+import Timing
 import Wire
 
 /// One of the engine's metrics as a backend must know it before its first value: its name, what
@@ -94,7 +95,7 @@ struct EngineMetrics: Sendable {
         } else {
             Self.acknowledgementCounter(status, factory: factory).increment()
         }
-        latency.recordNanoseconds(max(0, duration.components.seconds * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000))
+        latency.recordNanoseconds(max(0, duration.wholeNanoseconds))
     }
 
     func recordConnection(_ isConnected: Bool, reconnect: Bool) {

@@ -1,4 +1,5 @@
 import Foundation
+import Timing
 import Wire
 
 /// One characteristic write.
@@ -76,7 +77,7 @@ extension Client {
     /// `PUT /prepare`: announces a timed write; returns its `pid`.
     private func prepare(ttl: Duration) async throws(HAPError) -> Int64 {
         let pid = Int64.random(in: 1...Int64(UInt32.max))
-        let milliseconds = ttl.components.seconds * 1000 + ttl.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = ttl.wholeMilliseconds
         let (_, body) = try await jsonRequest("PUT", "/prepare", .object(["ttl": .int(milliseconds), "pid": .int(pid)]))
         if let status = body?["status"]?.int, status != 0 {
             let code = HAPStatus(rawValue: Int(status))

@@ -5,6 +5,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Timing
 
 /// A HomeKit accessory server (an accessory or a bridge) that answered a discovery browse.
 public struct DiscoveredAccessory: Sendable, Hashable {
@@ -371,8 +372,7 @@ private struct DatagramSocket {
     /// Whether a datagram (or an error to collect) is waiting, after waiting at most `wait`.
     func waitForData(upTo wait: Duration) -> Bool {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let (seconds, attoseconds) = max(wait, .zero).components
-        let milliseconds = Int32(clamping: seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000)
+        let milliseconds = Int32(clamping: max(wait, .zero).millisecondsRoundedUp)
         return poll(&poller, 1, milliseconds) > 0
     }
 

@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import Timing
 
 /// A connected TCP socket (blocking reads with a wait limit, whole writes), with
 /// `TCP_NODELAY` and short TCP keep-alive probes so a vanished peer is noticed.
@@ -78,7 +79,7 @@ final class Socket: Sendable {
     /// nil when connected, else why not.
     private static func waitForConnect(_ descriptor: Int32, timeout: Duration) -> String? {
         var poller = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(clamping: timeout.wholeMilliseconds)
         let ready = poll(&poller, 1, milliseconds)
         if ready == 0 { return "timed out after \(timeout)" }
         if ready < 0 { return String(cString: strerror(errno)) }
@@ -117,7 +118,7 @@ final class Socket: Sendable {
     /// Waits up to `wait` for bytes and reads what is there.
     func read(into buffer: inout [UInt8], waitingAtMost wait: Duration) -> ReadOutcome {
         var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let milliseconds = Int32(clamping: wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(clamping: wait.wholeMilliseconds)
         let ready = poll(&poller, 1, milliseconds)
         if ready == 0 || (ready < 0 && errno == EINTR) { return .idle }
         if ready < 0 { return .closed(String(cString: strerror(errno))) }

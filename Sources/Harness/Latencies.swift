@@ -1,4 +1,5 @@
 import Foundation
+import Timing
 
 /// Latency figures of one series, in microseconds.
 public struct Latencies: Codable, Sendable {
@@ -8,7 +9,7 @@ public struct Latencies: Codable, Sendable {
     public let p99: Double
 
     public init(_ durations: [Duration]) {
-        let sorted = durations.map { Double($0.components.seconds) * 1e6 + Double($0.components.attoseconds) / 1e12 }.sorted()
+        let sorted = durations.map(\.microsecondsValue).sorted()
         func percentile(_ fraction: Double) -> Double {
             guard !sorted.isEmpty else { return 0 }
             let index = min(sorted.count - 1, max(0, Int((Double(sorted.count) * fraction).rounded(.up)) - 1))

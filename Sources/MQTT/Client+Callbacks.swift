@@ -1,6 +1,7 @@
 internal import CMosquitto
 import Foundation
 import Logging
+import Timing
 
 /// libmosquitto's callbacks. They run on the client's network thread.
 ///
@@ -158,7 +159,7 @@ enum Library {
 
     /// `1.5 s`, `250 ms`.
     static func format(_ duration: Duration) -> String {
-        let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
+        let milliseconds = duration.wholeMilliseconds
         if milliseconds < 1000 { return "\(milliseconds) ms" }
         let seconds = Double(milliseconds) / 1000
         return seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"

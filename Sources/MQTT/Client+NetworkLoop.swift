@@ -2,6 +2,7 @@ internal import CMosquitto
 import Foundation
 import Logging
 import Synchronization
+import Timing
 
 extension Client {
     /// How long a clean disconnect may take before the socket is simply closed.
@@ -110,7 +111,7 @@ extension Client {
     /// connection it may have opened.
     private func connect(to url: BrokerURL) -> (Int32, Int32)? {
         let attempt = ConnectAttempt()
-        let keepAlive = Int32(configuration.keepAlive.components.seconds)
+        let keepAlive = Int32(configuration.keepAlive.wholeSeconds)
         let thread = Thread { [self] in
             let properties = connectProperties()
             let rc = mosquitto_connect_bind_v5(handle.pointer, url.host, Int32(url.port), keepAlive, nil, properties.list)
@@ -176,7 +177,7 @@ extension Client {
     func connectProperties() -> PropertyList {
         guard configuration.protocolVersion == .v5, !configuration.cleanStart else { return PropertyList() }
         var list = PropertyList()
-        let seconds = UInt32(clamping: configuration.sessionExpiry.components.seconds)
+        let seconds = UInt32(clamping: configuration.sessionExpiry.wholeSeconds)
         mosquitto_property_add_int32(&list.list, Int32(MQTT_PROP_SESSION_EXPIRY_INTERVAL.rawValue), seconds)
         return list
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Timing
 
 /// Everything a ``Client`` needs to know to reach and talk to a broker.
 ///
@@ -97,7 +98,7 @@ public struct Configuration: Sendable {
         try Self.checkText(clientID, "the client id")
         if let username = effectiveUsername { try Self.checkText(username, "the user name") }
         if let password, password.value.utf8.contains(0) { throw ConfigurationError("the password contains a NUL character") }
-        let seconds = keepAlive.components.seconds
+        let seconds = keepAlive.wholeSeconds
         if seconds != 0 && !(5...65_535).contains(seconds) {
             throw ConfigurationError("keep-alive must be 0 (off) or 5 to 65535 seconds, got \(seconds)")
         }

@@ -1,4 +1,5 @@
 import Synchronization
+import Timing
 
 /// What a client's network loop has done since the client was made (``Client/loopStatistics``).
 public struct LoopStatistics: Sendable, Equatable {
@@ -55,7 +56,6 @@ final class LoopCounters: Sendable {
     }
 
     private func nanosecondsSinceOrigin() -> Int {
-        let (seconds, attoseconds) = origin.duration(to: .now).components
-        return Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        Int(origin.duration(to: .now).wholeNanoseconds)
     }
 }

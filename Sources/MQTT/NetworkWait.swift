@@ -1,6 +1,7 @@
 internal import CMosquitto
 import Glibc
 import Synchronization
+import Timing
 
 /// How the network thread waits: `epoll` over the broker's socket and an `eventfd` that any thread
 /// may signal.
@@ -120,9 +121,7 @@ final class NetworkWait: Sendable {
 
     /// A timeout in whole milliseconds for `epoll_wait`, rounded up so a wait never ends early.
     static func milliseconds(_ duration: Duration) -> Int32 {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0 else { return 0 }
-        let milliseconds = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int32(clamping: milliseconds)
+        guard duration > .zero else { return 0 }
+        return Int32(clamping: duration.millisecondsRoundedUp)
     }
 }

@@ -7,6 +7,7 @@ import HummingbirdWebSocket
 import Logging
 import MQTT
 import NIOCore
+import Timing
 
 /// The web page's HTTP side (docs/web.md): the assets, `/api/session`, `/api/login`,
 /// `/api/logout`, `/api/publish`, and the `/ws` WebSocket. Every request is checked here: the
@@ -68,7 +69,7 @@ struct Endpoints: Sendable {
             logger.notice("web page: a sign-in as \(user) was refused (wrong name or password)")
             return Self.json(.unauthorized, ["error": "login-failed", "message": "wrong user name or password"])
         case .lockedOut:
-            return Self.json(.tooManyRequests, ["error": "too-many-attempts", "message": "too many wrong passwords for \(user); try again in \(Int(SignIn.lockout.components.seconds)) s"])
+            return Self.json(.tooManyRequests, ["error": "too-many-attempts", "message": "too many wrong passwords for \(user); try again in \(SignIn.lockout.wholeSeconds) s"])
         case .unavailable(let problem):
             logger.error("web page: cannot check a sign-in: \(problem)")
             return Self.json(.internalServerError, ["error": "unavailable", "message": "the gateway cannot read its users or password file; see its log"])

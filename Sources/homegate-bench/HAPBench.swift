@@ -1,6 +1,7 @@
 import Foundation
 import HAP
 import Harness
+import Timing
 
 /// The HAP section: our controller and aiohomekit 4.0.1 (Home Assistant's) against the same
 /// HAP-python 5.0.0 peer, in the same run: pair-setup, connect + pair-verify, read and write
@@ -86,7 +87,7 @@ enum HAPBench {
             _ = try await client.write([CharacteristicWrite(on, .bool(index.isMultiple(of: 2)))])
             writes.append(writeStart.duration(to: .now))
         }
-        let milliseconds = Double(pairSetup.components.seconds) * 1000 + Double(pairSetup.components.attoseconds) / 1e15
+        let milliseconds = pairSetup.millisecondsValue
         return Side(pairSetupMilliseconds: (milliseconds * 100).rounded() / 100, pairVerify: Summary(verifies), read: Summary(reads), write: Summary(writes))
     }
 

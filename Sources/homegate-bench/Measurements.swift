@@ -1,6 +1,7 @@
 import Foundation
 import MQTT
 import Harness
+import Timing
 
 
 /// The measurements; each uses its own clients against a broker the harness started.
@@ -103,8 +104,7 @@ enum Measure {
 
     /// Seconds since `start`, to the millisecond.
     static func seconds(since start: ContinuousClock.Instant) -> Double {
-        let elapsed = start.duration(to: .now)
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let seconds = start.duration(to: .now).secondsValue
         return (seconds * 1000).rounded() / 1000
     }
 
@@ -178,7 +178,7 @@ enum Measure {
             }
             if let done { (received, last) = done }
             guard received == count else { throw FixtureError("the subscriber received \(received) of \(count) messages") }
-            let seconds = Double(start.duration(to: last).components.attoseconds) / 1e18 + Double(start.duration(to: last).components.seconds)
+            let seconds = start.duration(to: last).secondsValue
             return Double(count) / max(seconds, 1e-6)
         }
 

@@ -1,6 +1,7 @@
 import Foundation
 import MQTT
 import Harness
+import Timing
 
 /// `homegate-soak`: a long run of the real gateway on the demo home under mixed load, recording
 /// its resident memory, open file descriptors, threads and acknowledgement latency over time.
@@ -214,7 +215,7 @@ final class SoakRun: @unchecked Sendable {
         }
         let descriptors = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd").count) ?? 0
         let window = ledger.takeLatencies()
-        return SoakSample(seconds: Double(elapsed.components.seconds), residentMegabytes: field("VmRSS") / 1024, descriptors: descriptors,
+        return SoakSample(seconds: Double(elapsed.wholeSeconds), residentMegabytes: field("VmRSS") / 1024, descriptors: descriptors,
                           threads: Int(field("Threads")), acknowledged: ledger.counts().acknowledged, latency: Latencies(window))
     }
 
