@@ -1,6 +1,7 @@
 import Foundation
 import HomeModel
 import Synchronization
+import Timing
 import Wire
 
 /// Timer triggers: the gateway runs each enabled trigger's action sets at its occurrences, and
@@ -26,7 +27,7 @@ extension Gateway {
 
     /// Runs the timer triggers until cancelled.
     func runTriggers() async throws {
-        let schedule = TriggerSchedule(calendar: configuration.calendar, grace: Self.timeInterval(configuration.missedTriggerGrace))
+        let schedule = TriggerSchedule(calendar: configuration.calendar, grace: configuration.missedTriggerGrace.secondsValue)
         var watched: [TriggerKey: WatchedTrigger]?
         while true {
             try Task.checkCancellation()
@@ -36,7 +37,7 @@ extension Gateway {
             let generation = triggerAlarm.generation
             let ahead = earliest.map { $0.timeIntervalSince(configuration.now()) } ?? Self.longestTriggerSleep
             let wait = min(max(ahead, 0.001), Self.longestTriggerSleep)
-            try await triggerAlarm.sleep(until: clock.now + .seconds(wait), on: clock, unlessRungAfter: generation)
+            try await triggerAlarm.sleep(until: clock.now.advanced(by: .seconds(wait)), on: clock, unlessRungAfter: generation)
         }
     }
 
@@ -169,9 +170,5 @@ extension Gateway {
     /// Seconds to the millisecond.
     static func rounded(_ seconds: TimeInterval) -> Double {
         (seconds * 1000).rounded() / 1000
-    }
-
-    static func timeInterval(_ duration: Duration) -> TimeInterval {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 }

@@ -5,6 +5,7 @@ import HomeModel
 import HomeStore
 import Logging
 import MQTT
+import Timing
 import Wire
 
 /// The engine: maps the home tree onto MQTT and back, as `docs/mqtt-api.md` describes.

@@ -3,6 +3,7 @@ import HomeModel
 import HomeStore
 import Logging
 import Synchronization
+import Timing
 
 /// The engine's writes to its store, in the order they were asked for, on a queue of their own:
 /// the engine goes on publishing while the layout and the ledger of retained topics are written

@@ -3,6 +3,7 @@ import HomeModel
 import Accessories
 import Logging
 import Synchronization
+import Timing
 import Wire
 
 /// The gateway's link to one paired device: a verified session while it can be had, with
@@ -23,9 +24,6 @@ final class DeviceLink: Sendable {
         var mapping: AccessoryMapping?
         /// The database warnings last reported.
         var reportedWarnings: [String] = []
-        /// Set once the first attempt to connect has ended, either way.
-        var firstAttemptDone = false
-        var firstAttemptWaiters: [CheckedContinuation<Void, Never>] = []
         /// The configuration number (`c#`) mDNS last showed during this session.
         var configurationNumber: Int?
         /// It changed: the structure is to be read again.
@@ -35,8 +33,12 @@ final class DeviceLink: Sendable {
     }
 
     private let state = Mutex(State())
-    private let stopped = Signal()
-    private let rereadWake = Wake()
+    /// Rung by ``stop()``: ``run()`` ends.
+    private let stopped = Alarm()
+    /// Rung when an attempt to connect has ended, either way: the first ring ends ``firstAttempt(within:)``.
+    private let attemptEnded = Alarm()
+    /// Rung when the structure is to be read again (``observe(configurationNumber:)``).
+    private let rereadAlarm = Alarm()
 
     init(device: HAPDriver.Device, controller: ControllerIdentity, configuration: HAPDriver.Configuration, logger: Logger,
          emit: @escaping @Sendable (AccessoryEvent) -> Void) {
@@ -65,7 +67,7 @@ final class DeviceLink: Sendable {
                 ?? "first seen on mDNS in this session (configuration number \(number))"
             return true
         }
-        if changed { rereadWake.signal() }
+        if changed { rereadAlarm.ring() }
     }
 
     /// The accessories as last described by the device; empty before its first session.
@@ -79,7 +81,7 @@ final class DeviceLink: Sendable {
 
     /// Ends ``run()``: the session closes, the accessories go unreachable.
     func stop() {
-        stopped.fire()
+        stopped.ring()
     }
 
     /// Connects, serves, reconnects, until cancelled or stopped; on the way out the accessories
@@ -87,7 +89,7 @@ final class DeviceLink: Sendable {
     func run() async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.connectAndServe() }
-            group.addTask { await self.stopped.wait() }
+            group.addTask { await self.stopped.wait(unlessRungAfter: Alarm.initialGeneration) }
             await group.next()
             group.cancelAll()
         }
@@ -95,50 +97,27 @@ final class DeviceLink: Sendable {
     }
 
     private func connectAndServe() async {
-        var policy = ReconnectPolicy(initial: configuration.reconnectDelay, maximum: configuration.maximumReconnectDelay)
+        // No jitter: the waits are the documented 250 ms doubling to 30 s.
+        var backoff = Backoff(initial: configuration.reconnectDelay, maximum: configuration.maximumReconnectDelay, jitter: .none)
         while !Task.isCancelled {
             do {
                 let client = try await connect()
-                policy.reset()
+                backoff.reset()
                 let reason = await serve(client)
                 logger.warning("\(device.name) (\(device.deviceID)) dropped: \(reason)")
             } catch {
                 logger.warning("\(device.name) (\(device.deviceID)) at \(device.host):\(device.port): \(error)")
             }
-            markFirstAttemptDone()
+            attemptEnded.ring()
             disconnect()
-            guard (try? await Task.sleep(for: policy.nextDelay())) != nil else { break }
+            guard (try? await Task.sleep(for: backoff.nextDelay())) != nil else { break }
         }
         disconnect()
     }
 
     /// Waits until the first attempt to connect has ended (or `limit` passed).
     func firstAttempt(within limit: Duration) async {
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await withCheckedContinuation { continuation in
-                    let done = self.state.withLock { state in
-                        if !state.firstAttemptDone { state.firstAttemptWaiters.append(continuation) }
-                        return state.firstAttemptDone
-                    }
-                    if done { continuation.resume() }
-                }
-            }
-            group.addTask { try? await Task.sleep(for: limit) }
-            await group.next()
-            group.cancelAll()
-            // The waiter above may still be parked: release it.
-            self.markFirstAttemptDone(onlyWaking: true)
-        }
-    }
-
-    private func markFirstAttemptDone(onlyWaking: Bool = false) {
-        let waiters = state.withLock { state in
-            if !onlyWaking { state.firstAttemptDone = true }
-            defer { state.firstAttemptWaiters.removeAll() }
-            return state.firstAttemptWaiters
-        }
-        for waiter in waiters { waiter.resume() }
+        try? await attemptEnded.sleep(for: limit, unlessRungAfter: Alarm.initialGeneration)
     }
 
     // MARK: A session
@@ -159,7 +138,7 @@ final class DeviceLink: Sendable {
             }
             emit(.accessories(mapping.accessories))
             reportWarnings(warnings)
-            markFirstAttemptDone()
+            attemptEnded.ring()
             logger.info("\(device.name) (\(device.deviceID)) connected at \(device.host):\(device.port): \(mapping.accessories.count) accessories")
             return client
         } catch {
@@ -187,12 +166,16 @@ final class DeviceLink: Sendable {
     /// session; new ones and changes are reported, and accessories it no longer has are removed.
     private func rereadWhenAsked(_ client: Client) async {
         while !Task.isCancelled {
-            await rereadWake.wait(upTo: .seconds(3600))
+            // Read before looking: a ring after the look ends the wait below at once.
+            let generation = rereadAlarm.generation
             let reason = state.withLock { state -> String? in
                 defer { state.rereadPending = false }
                 return state.rereadPending ? state.rereadReason : nil
             }
-            guard let reason else { continue }
+            guard let reason else {
+                await rereadAlarm.wait(unlessRungAfter: generation)
+                continue
+            }
             logger.info("\(device.name) (\(device.deviceID)): \(reason); reading its accessories again")
             do {
                 let (mapping, warnings) = try await describe(client)
@@ -379,44 +362,5 @@ final class DeviceLink: Sendable {
     private static func driverError(_ error: HAPError) -> StatusError {
         if let status = error.status { return StatusError(status, error.message) }
         return StatusError(error.kind == .timeout ? .timedOut : .communicationFailure, error.message)
-    }
-}
-
-/// Fires once; everyone waiting, before or after, returns.
-final class Signal: Sendable {
-    private struct State {
-        var fired = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
-    }
-
-    private let state = Mutex(State())
-
-    func fire() {
-        let waiters = state.withLock { state in
-            state.fired = true
-            defer { state.waiters.removeAll() }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    /// Returns once fired, or when the task is cancelled.
-    func wait() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let now = state.withLock { state -> Bool in
-                    if state.fired || Task.isCancelled { return true }
-                    state.waiters.append(continuation)
-                    return false
-                }
-                if now { continuation.resume() }
-            }
-        } onCancel: {
-            let waiters = state.withLock { state in
-                defer { state.waiters.removeAll() }
-                return state.waiters
-            }
-            for waiter in waiters { waiter.resume() }
-        }
     }
 }

@@ -1,6 +1,7 @@
 import Accessories
 import HAP
 import Logging
+import Timing
 
 /// mDNS while running: one browse loop that follows paired devices to a new address, notices a
 /// device's changed configuration number (`c#`: its accessories, services or characteristics
@@ -15,7 +16,7 @@ extension HAPDriver {
         }
         guard changed else { return }
         if on {
-            browseWake.signal()
+            browseAlarm.ring()
         } else if !configuration.alwaysBrowsing {
             browserContinuation.yield([])
         }
@@ -29,6 +30,9 @@ extension HAPDriver {
     /// Browses, then waits the interval the situation asks for (or until woken), until cancelled.
     func browse() async {
         while !Task.isCancelled {
+            // Read before the plan: a ring after it (the browser turned on, a device lost during
+            // the round) ends the wait below at once.
+            let generation = browseAlarm.generation
             let plan = browsePlan()
             if plan.browse {
                 do {
@@ -38,7 +42,7 @@ extension HAPDriver {
                     reportBrowseFailure(error)
                 }
             }
-            await browseWake.wait(upTo: plan.interval)
+            try? await browseAlarm.sleep(for: plan.interval, unlessRungAfter: generation)
         }
     }
 

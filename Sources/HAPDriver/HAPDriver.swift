@@ -3,6 +3,7 @@ import HAP
 import HomeModel
 import Logging
 import Synchronization
+import Timing
 import Wire
 
 /// Drives paired HomeKit accessories and bridges over HAP: one verified session per device,
@@ -94,7 +95,7 @@ public final class HAPDriver: AccessoryDriver {
     public let browser: AsyncStream<[FoundAccessory]>
     let browserContinuation: AsyncStream<[FoundAccessory]>.Continuation
     /// Wakes the browse loop (the browser was turned on, a device was lost).
-    let browseWake = Wake()
+    let browseAlarm = Alarm()
     /// Told when a paired device was found at a new address (to store it).
     let moved: @Sendable (Device) -> Void
     public let events: AsyncStream<AccessoryEvent>
@@ -122,8 +123,8 @@ public final class HAPDriver: AccessoryDriver {
     }
 
     private func makeLink(_ device: Device) -> DeviceLink {
-        DeviceLink(device: device, controller: controller, configuration: configuration, logger: logger) { [continuation, browseWake] event in
-            if case .reachability(_, reachable: false) = event { browseWake.signal() } // it may have moved: look for it
+        DeviceLink(device: device, controller: controller, configuration: configuration, logger: logger) { [continuation, browseAlarm] event in
+            if case .reachability(_, reachable: false) = event { browseAlarm.ring() } // it may have moved: look for it
             continuation.yield(event)
         }
     }

@@ -2,6 +2,7 @@ import Accessories
 import Foundation
 import HomeModel
 import MQTT
+import Timing
 import Wire
 
 /// Sets and gets, forward in one pass: the inbound command is resolved to a characteristic and
@@ -171,7 +172,7 @@ extension Gateway {
 
     /// Hands a command to the machine and carries out what it says.
     func submit(_ command: CommandMachine.Command, to recipient: Recipient) {
-        let (ticket, actions) = machine.submit(command, now: clock.now)
+        let (ticket, actions) = machine.submit(command, now: clock.elapsed)
         recipients[ticket] = recipient
         perform(actions)
     }
@@ -191,7 +192,7 @@ extension Gateway {
             switch action {
             case .start(let job):
                 if let answer = immediateAnswer(to: job) {
-                    pending.append(contentsOf: machine.complete(job.id, with: answer, now: clock.now))
+                    pending.append(contentsOf: machine.complete(job.id, with: answer, now: clock.elapsed))
                 } else {
                     call(job)
                 }
@@ -221,13 +222,13 @@ extension Gateway {
         let driver = driver
         let clock = clock
         work.start { [weak self] in
-            guard let answer = await withDeadline(job.abandonAt, on: clock, { await Self.answer(to: job, from: driver) }) else { return }
+            guard let answer = await withDeadline(EngineClock.Instant(job.abandonAt), on: clock, { await Self.answer(to: job, from: driver) }) else { return }
             await self?.deviceAnswered(job.id, answer)
         }
     }
 
     private func deviceAnswered(_ id: CommandMachine.JobID, _ answer: CommandMachine.Answer) {
-        perform(machine.complete(id, with: answer, now: clock.now))
+        perform(machine.complete(id, with: answer, now: clock.elapsed))
     }
 
     private static func answer(to job: CommandMachine.Job, from driver: any AccessoryDriver) async -> CommandMachine.Answer {
@@ -264,9 +265,9 @@ extension Gateway {
             let generation = commandAlarm.generation
             let deadline = machine.nextDeadline()
             commandTimerDeadline = deadline
-            try await commandAlarm.sleep(until: deadline, on: clock, unlessRungAfter: generation)
+            try await commandAlarm.sleep(until: deadline.map(EngineClock.Instant.init), on: clock, unlessRungAfter: generation)
             commandTimerDeadline = nil
-            perform(machine.expire(now: clock.now))
+            perform(machine.expire(now: clock.elapsed))
         }
     }
 
@@ -372,13 +373,12 @@ extension Gateway {
     }
 
     static func milliseconds(since start: ContinuousClock.Instant) -> Double {
-        let duration = start.duration(to: .now)
-        let milliseconds = Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+        let milliseconds = start.duration(to: .now).millisecondsValue
         return (milliseconds * 10).rounded() / 10
     }
 
     func seconds(_ duration: Duration) -> String {
-        let value = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        let value = duration.secondsValue
         return value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 }

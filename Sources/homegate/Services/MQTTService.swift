@@ -1,6 +1,7 @@
 import Logging
 import MQTT
 import ServiceLifecycle
+import Timing
 
 /// The broker connection as a service: connects and reconnects (``MQTT/Client/run()``), publishes
 /// `<base>/$state` = `online` after every connect once the engine has subscribed (`ready`), and
@@ -71,16 +72,9 @@ struct MQTTService: Service, CustomStringConvertible {
             return
         }
         let offline = Self.offlineMessage(baseTopic: baseTopic)
-        let published = await withTaskGroup(of: Bool.self) { group in
-            group.addTask { (try? await client.publish(offline)) != nil }
-            group.addTask {
-                try? await Task.sleep(for: Self.offlineDeadline)
-                return false
-            }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
-        }
+        let published = await withDeadline(ContinuousClock.now + Self.offlineDeadline, on: ContinuousClock()) { [client] in
+            (try? await client.publish(offline)) != nil
+        } ?? false
         if !published {
             logger.warning("the broker did not take \(offline.topic) = offline in time; asking it to publish the will instead")
         }
