@@ -98,7 +98,7 @@ struct LayoutChangesTests {
         #expect(try events { try $0.renameTrigger("Sunset", to: "Dusk", home: nil) } == [#"trigger-renamed {"home":"Demo Home","oldName":"Sunset","trigger":"Dusk"}"#])
         #expect(try events { try $0.setTriggerEnabled("Sunset", false, home: nil) } == [#"trigger-disabled {"home":"Demo Home","trigger":"Sunset"}"#])
         #expect(try events { try $0.setTriggerEnabled("Sunset", true, home: nil) }.isEmpty, "already enabled")
-        #expect(try changes { homes in
+        #expect(changes { homes in
             homes[0].triggers[0].isEnabled = false
             homes[0].triggers[0].recurrence = .init(unit: .week, every: 2)
         } == [
