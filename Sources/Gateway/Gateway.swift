@@ -281,6 +281,7 @@ public actor Gateway {
     }
 
     private func noteConnection() {
+        retained.connectionOpened()
         connections += 1
         metrics.recordConnection(true, reconnect: connections > 1)
         connected = true

@@ -152,6 +152,7 @@ struct RetainedMachineTests {
         #expect(arrival == .skip, "a replay")
         arrival = machine.retainedArrived(topic: set, payload: Self.bytes("true"), isCommand: true)
         #expect(arrival == .clearThenRun, "another payload")
+        machine.connectionOpened()
         _ = machine.connected(marker: "m3")
         arrival = machine.retainedArrived(topic: set, payload: Self.bytes("false"), isCommand: true)
         #expect(arrival == .clearThenRun, "a new connection forgets")
@@ -162,6 +163,23 @@ struct RetainedMachineTests {
         #expect(arrival == .clearThenRun)
         arrival = machine.retainedArrived(topic: set, payload: Self.bytes("true"), isCommand: true)
         #expect(arrival == .clearThenRun, "after the synchronisation")
+    }
+
+    @Test("a second copy that arrives after the connection but before the synchronisation began (the engine was still subscribing) is skipped too")
+    func replayBeforeTheMarker() {
+        let set = "hg/home/room/lamp/lightbulb/on/set"
+        var machine = Self.synchronised([(Self.on, "true")])
+        machine.connectionOpened()
+        var arrival = machine.retainedArrived(topic: set, payload: Self.bytes("false"), isCommand: true)
+        #expect(arrival == .clearThenRun, "the kept session's copy")
+        _ = machine.connected(marker: "m2")
+        arrival = machine.retainedArrived(topic: set, payload: Self.bytes("false"), isCommand: true)
+        #expect(arrival == .skip, "the retained copy the subscription brings")
+        let ended = machine.markerReturned("m2")
+        #expect(ended)
+        _ = machine.endSynchronisation()
+        arrival = machine.retainedArrived(topic: set, payload: Self.bytes("false"), isCommand: true)
+        #expect(arrival == .clearThenRun, "after the synchronisation every retained command runs")
     }
 
     @Test("between synchronisations a payload is published only when it changed; the ledger records a topic once")

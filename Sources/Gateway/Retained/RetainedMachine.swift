@@ -83,6 +83,8 @@ struct RetainedMachine: Sendable {
     private var awaitedMarker: String?
     /// Retained commands run during this synchronisation (topic and payload).
     private var executedRetainedCommands: Set<String> = []
+    /// From a connection's start until its synchronisation ended: second copies are skipped.
+    private var replayWindowOpen = false
     /// The synchronisation being ended: the marker came back, the tree's messages are offered.
     private var ending: Ending?
     /// Whether the layout changed since it was last asserted.
@@ -109,9 +111,18 @@ struct RetainedMachine: Sendable {
 
     // MARK: The connection and the broker's retained messages
 
-    /// The broker connection is (again) up: a synchronisation begins; the marker goes out.
-    mutating func connected(marker: String) -> [Action] {
+    /// The broker accepted a connection: from now until its synchronisation ends, a retained
+    /// command that arrives twice runs once. (The engine hears of the connection before any of
+    /// its messages, but may begin the synchronisation only later, once it has subscribed.)
+    mutating func connectionOpened() {
         executedRetainedCommands.removeAll()
+        replayWindowOpen = true
+    }
+
+    /// The broker connection is (again) up and the engine subscribed: a synchronisation begins;
+    /// the marker goes out.
+    mutating func connected(marker: String) -> [Action] {
+        if !replayWindowOpen { connectionOpened() }
         awaitedMarker = marker
         return [.sendMarker(topic: "\(base)/$sync/\(marker)")]
     }
@@ -132,7 +143,7 @@ struct RetainedMachine: Sendable {
     /// gateway was away can arrive twice (queued in the kept session, then again as retained).
     /// After the synchronisation every retained command runs.
     private mutating func isReplay(topic: String, payload: [UInt8]) -> Bool {
-        guard isSynchronising else { return false }
+        guard replayWindowOpen else { return false }
         return !executedRetainedCommands.insert(topic + "\u{0}" + String(decoding: payload, as: UTF8.self)).inserted
     }
 
@@ -144,6 +155,7 @@ struct RetainedMachine: Sendable {
     mutating func markerReturned(_ marker: String) -> Bool {
         guard let awaitedMarker, marker == awaitedMarker else { return false }
         self.awaitedMarker = nil
+        replayWindowOpen = false
         executedRetainedCommands.removeAll()
         ending = Ending(seen: seen)
         seen.removeAll()
