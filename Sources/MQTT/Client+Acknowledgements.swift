@@ -73,18 +73,20 @@ extension Client {
                         return outcome
                     }
                     if Task.isCancelled {
-                        state.acknowledgements[mid] = .abandoned(kind)
+                        state.acknowledgements.append(.abandoned(kind), for: mid)
                         return .failure(CancellationError())
                     }
-                    state.acknowledgements[mid] = .waiting(continuation, kind)
+                    state.acknowledgements.append(.waiting(continuation, kind), for: mid)
                     return nil
                 }
                 if let early { continuation.resume(with: early) }
             }
         } onCancel: {
             let waiting: CheckedContinuation<Acknowledgement, any Error>? = state.withLock { state in
-                guard case .waiting(let continuation, let kind) = state.acknowledgements[mid] else { return nil }
-                state.acknowledgements[mid] = .abandoned(kind)
+                let old = state.acknowledgements.replaceFirst(for: mid) { slot in
+                    if case .waiting(_, let kind) = slot { .abandoned(kind) } else { nil }
+                }
+                guard case .waiting(let continuation, _) = old else { return nil }
                 return continuation
             }
             waiting?.resume(throwing: CancellationError())
@@ -96,7 +98,7 @@ extension Client {
         state.withLock { state in
             defer { state.finishHandOff() }
             if state.earlyAcknowledgements.removeValue(forKey: mid) == nil {
-                state.acknowledgements[mid] = .abandoned(kind)
+                state.acknowledgements.append(.abandoned(kind), for: mid)
             }
         }
     }
@@ -107,11 +109,7 @@ extension Client {
         var subscriptionWaiter: Waiter?
         var refused: (filter: TopicFilter, restored: Bool)?
         state.withLock { state in
-            defer {
-                // After a burst (70,000 retained messages at a start) the table's storage is let go.
-                if state.acknowledgements.isEmpty, state.acknowledgements.capacity > 4096 { state.acknowledgements = [:] }
-            }
-            switch state.acknowledgements.removeValue(forKey: mid) {
+            switch state.acknowledgements.removeFirst(for: mid) {
             case .waiting(let continuation, _):
                 waiter = continuation
             case .subscribing(let filter, let waiting):
@@ -152,12 +150,12 @@ extension Client {
             state.connectionNumber += 1
             var lost: [CheckedContinuation<Acknowledgement, any Error>] = []
             var interrupted: [Waiter] = []
-            for (mid, slot) in state.acknowledgements {
+            state.acknowledgements.removeAll { slot in
                 switch slot {
                 case .waiting(let continuation, .publishQoS0):
                     lost.append(continuation)
                 case .waiting(_, .publishQueued), .abandoned(.publishQueued):
-                    continue
+                    return false
                 case .subscribing(_, let waiter):
                     if let waiter { interrupted.append(waiter) }
                 case .unsubscribing(let filter, let waiter):
@@ -166,7 +164,7 @@ extension Client {
                 case .abandoned(.publishQoS0):
                     break
                 }
-                state.acknowledgements.removeValue(forKey: mid)
+                return true
             }
             return (lost, interrupted)
         }
@@ -177,13 +175,10 @@ extension Client {
     /// The client stopped: nothing will be acknowledged any more.
     func failAllAcknowledgements() {
         let (waiting, subscriptionWaiters) = state.withLock { state in
-            defer {
-                state.acknowledgements.removeAll()
-                state.earlyAcknowledgements.removeAll()
-            }
+            defer { state.earlyAcknowledgements.removeAll() }
             var waiting: [CheckedContinuation<Acknowledgement, any Error>] = []
             var subscriptionWaiters: [Waiter] = []
-            for slot in state.acknowledgements.values {
+            for slot in state.acknowledgements.takeAll() {
                 switch slot {
                 case .waiting(let continuation, _): waiting.append(continuation)
                 case .subscribing(_, let waiter?), .unsubscribing(_, let waiter?): subscriptionWaiters.append(waiter)

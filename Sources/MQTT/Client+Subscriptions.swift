@@ -125,7 +125,7 @@ extension Client {
             if rc != MOSQ_ERR_NO_CONN.rawValue { logger.error("could not send the subscription to \(filter): \(Library.describe(rc, errno: errno))") }
             return false // the connection is going: it is made at the next connect
         }
-        state.withLock { $0.acknowledgements[mid] = .subscribing(filter, waiter) }
+        state.withLock { $0.acknowledgements.append(.subscribing(filter, waiter), for: mid) }
         return true
     }
 
@@ -147,26 +147,24 @@ extension Client {
             waiter?.resume(.success(Acknowledgement(interrupted: true)))
             return
         }
-        state.withLock { $0.acknowledgements[mid] = .unsubscribing(filter, waiter) }
+        state.withLock { $0.acknowledgements.append(.unsubscribing(filter, waiter), for: mid) }
     }
 
     /// A cancelled call stops waiting; what it sent stands (its answer is handled as a restored
     /// subscription's or a recorded unsubscription's).
     private func abandonWaiter(_ token: CallToken) {
         let waiter = state.withLock { state -> Waiter? in
-            for (mid, slot) in state.acknowledgements {
+            let old = state.acknowledgements.replaceFirst { slot in
                 switch slot {
-                case .subscribing(let filter, let waiter?) where waiter.token === token:
-                    state.acknowledgements[mid] = .subscribing(filter, nil)
-                    return waiter
-                case .unsubscribing(let filter, let waiter?) where waiter.token === token:
-                    state.acknowledgements[mid] = .unsubscribing(filter, nil)
-                    return waiter
-                default:
-                    continue
+                case .subscribing(let filter, let waiter?) where waiter.token === token: .subscribing(filter, nil)
+                case .unsubscribing(let filter, let waiter?) where waiter.token === token: .unsubscribing(filter, nil)
+                default: nil
                 }
             }
-            return nil
+            switch old {
+            case .subscribing(_, let waiter?), .unsubscribing(_, let waiter?): return waiter
+            default: return nil
+            }
         }
         waiter?.resume(.failure(CancellationError()))
     }

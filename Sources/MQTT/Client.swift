@@ -372,7 +372,7 @@ extension Client {
         var subscriptions: [TopicFilter: Subscription] = [:]
         /// Unsubscriptions a broker that kept our session does not know of yet.
         var unsubscribedWhileDisconnected: Set<TopicFilter> = []
-        var acknowledgements: [Int32: AcknowledgementSlot] = [:]
+        var acknowledgements = AcknowledgementTable()
         var earlyAcknowledgements: [Int32: Acknowledgement] = [:]
         var handOffsInProgress = 0
         /// Counts connections that ended; a hand-off remembers the one it happened on.

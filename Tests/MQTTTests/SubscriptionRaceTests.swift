@@ -100,7 +100,7 @@ struct SubscriptionRaceTests {
         let sent = try await withDeadline(.seconds(10)) { () async -> Bool in
             while true {
                 let waiting = client.client.state.withLock { state in
-                    state.acknowledgements.values.contains { if case .subscribing(filter, _?) = $0 { true } else { false } }
+                    state.acknowledgements.contains { if case .subscribing(filter, _?) = $0 { true } else { false } }
                 }
                 if waiting { return true }
                 await Task.yield()
@@ -131,7 +131,7 @@ struct SubscriptionRaceTests {
         let waiter = Client.Waiter(token: Client.CallToken()) { result in
             if case .success(let acknowledgement) = result, acknowledgement.interrupted { answered.update { $0 = true } }
         }
-        client.state.withLock { $0.acknowledgements[7] = .unsubscribing(filter, waiter) }
+        client.state.withLock { $0.acknowledgements.append(.unsubscribing(filter, waiter), for: 7) }
         client.connectionEnded()
         #expect(client.state.withLock { $0.unsubscribedWhileDisconnected.contains(filter) }, "recorded before any reconnect can be handled")
         #expect(answered.value, "the waiting call returns")
