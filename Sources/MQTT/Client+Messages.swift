@@ -14,28 +14,6 @@ extension Client {
 
         let queue: MessageQueue
 
-        /// Messages fed by hand, with no backpressure (an in-memory bus in tests), as
-        /// `AsyncStream.makeStream` does.
-        public static func makeStream() -> (messages: Messages, continuation: Continuation) {
-            let queue = MessageQueue(backlog: nil)
-            return (Messages(queue), Continuation(queue: queue))
-        }
-
-        /// Feeds ``Messages`` made by ``makeStream()``.
-        public struct Continuation: Sendable {
-            let queue: MessageQueue
-
-            /// Hands the consumer a message.
-            public func yield(_ message: Message) {
-                queue.push(message)
-            }
-
-            /// No more messages after those handed over.
-            public func finish() {
-                queue.finish()
-            }
-        }
-
         init(_ queue: MessageQueue) {
             self.queue = queue
         }
