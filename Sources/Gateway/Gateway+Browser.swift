@@ -7,18 +7,12 @@ import Wire
 /// `<base>/$browser/<device id>` and cleared when it is gone; `$events` `browser-found` and
 /// `browser-removed`; `$request/accessory/pair` takes a found accessory's `device` id.
 extension Gateway {
-    /// `browser/start`, `browser/stop`.
-    func browserRequest(_ verb: String) throws -> [String: JSON] {
+    /// `browser/start` (`on`), `browser/stop`.
+    func browse(_ on: Bool) throws -> [String: JSON] {
         guard let pairing else { throw RequestError(code: "not-allowed", message: "this gateway has no accessory browser") }
-        switch verb {
-        case "start":
-            return ["browsing": .bool(pairing.setBrowsing(true))]
-        case "stop":
-            let browsing = pairing.setBrowsing(false)
-            return browsing ? ["browsing": true, "message": "the browser stays on: hap.browser is always"] : ["browsing": false]
-        default:
-            throw RequestError(code: "unknown-request", message: "unknown request \"browser/\(verb)\"; known: start, stop")
-        }
+        guard !on else { return ["browsing": .bool(pairing.setBrowsing(true))] }
+        let browsing = pairing.setBrowsing(false)
+        return browsing ? ["browsing": true, "message": "the browser stays on: hap.browser is always"] : ["browsing": false]
     }
 
     /// Takes the browser's rounds until the stream ends.
@@ -48,19 +42,19 @@ extension Gateway {
         Dictionary(browserFound.map { (browserTopic($0.key), Self.browserPayload($0.value)) }, uniquingKeysWith: { first, _ in first })
     }
 
-    /// Where `$request/accessory/pair` pairs: `host` and `port`, or a found accessory's `device` id.
-    func pairingAddress(_ request: ManagementBody) throws -> (host: String, port: Int) {
-        if let device = try request.optionalString("device") {
-            guard let found = browserFound[device.uppercased()] else {
+    /// Where `$request/accessory/pair` pairs: its `host` and `port`, or where the browser found
+    /// its `device`.
+    func pairingAddress(_ address: ManagementRequest.Pairing.Address) throws -> (host: String, port: Int) {
+        switch address {
+        case .host(let host, let port):
+            return (host, port)
+        case .found(let device):
+            guard let found = browserFound[device] else {
                 let known = browserFound.keys.sorted()
                 throw RequestError.notFound("the accessory browser has not found \(device)" + (known.isEmpty ? "; start it with $request/browser/start" : "; found: \(known.joined(separator: ", "))"))
             }
             return (found.host, found.port)
         }
-        let host = try request.string("host")
-        let port = try request.int("port")
-        guard (1...65535).contains(port) else { throw RequestError.invalid("\"port\" must be 1 to 65535") }
-        return (host, port)
     }
 
     private func browserTopic(_ deviceID: String) -> String {

@@ -6,7 +6,7 @@ import Wire
 
 /// `<base>/$request/<object>/<verb>`: answered on `<base>/$response/<object>/<verb>` and on the
 /// request's Response Topic, echoing `transaction` and the Correlation Data. The home's own
-/// requests are in `Gateway+Management.swift`; the simulator's controls and the gateway's
+/// requests are in `Management/`; the simulator's controls and the gateway's
 /// statistics are here; anything else is answered `unknown-request`.
 extension Gateway {
     /// A request's failure: its code (`not-found`, `invalid-request`, ...) and message.
@@ -51,7 +51,7 @@ extension Gateway {
             return
         }
         let answer: @Sendable (isolated Gateway) async throws -> [String: JSON]
-        if !request.verb.isEmpty, Self.managedObjects.contains(request.object) {
+        if !request.verb.isEmpty, ManagementRequest.objects.contains(request.object) {
             answer = { gateway in try await gateway.managementRequest(object: request.object, verb: request.verb, body: body) }
         } else if !request.verb.isEmpty, request.object == "simulator", let simulator {
             answer = { gateway in try await gateway.simulatorRequest(request.verb, body: body, simulator: simulator) }

@@ -57,7 +57,7 @@ extension Gateway {
         for (segment, raw) in members.sorted(by: { $0.key < $1.key }) where segment != "id" {
             let levels = path + [Substring(segment)]
             guard case .found(.characteristic(_, let reference)) = map.resolve(levels) else {
-                throw StatusError(.noSuchResource, describeUnresolved(levels: levels, index: path.count, segment: segment))
+                throw StatusError(.noSuchResource, map.describeUnresolved(levels: levels, index: path.count, segment: segment, base: base))
             }
             guard let (_, characteristic) = accessory(reference.accessoryID)?.accessory.characteristic(reference.iid) else {
                 throw StatusError(.noSuchResource, "\(segment) is not a characteristic of \(path.joined(separator: "/"))")
@@ -85,7 +85,7 @@ extension Gateway {
         case .found:
             throw StatusError(.noSuchResource, "\(command.path.joined(separator: "/")) is not a characteristic; \(verb) takes <home>/<room>/<accessory>/<service>/<characteristic>/\(verb)")
         case .unresolved(let index, let segment):
-            throw StatusError(.noSuchResource, describeUnresolved(levels: command.path, index: index, segment: segment))
+            throw StatusError(.noSuchResource, map.describeUnresolved(levels: command.path, index: index, segment: segment, base: base))
         }
         guard let (_, characteristic) = accessory(reference.accessoryID)?.accessory.characteristic(reference.iid) else {
             throw StatusError(.noSuchResource, "\(command.path.joined(separator: "/")) is not a characteristic")

@@ -79,16 +79,19 @@ extension Gateway {
     func acknowledge(_ reply: Reply, failure status: HAPStatus, _ message: String) {
         acknowledge(reply, ["ok": false, "status": .int(status.rawValue), "error": .string(status.name), "message": .string(message)], status: status)
     }
+}
 
-    /// Names the first level of an unresolved topic for the -70409 message, with the closest
-    /// existing segments (`did you mean "brightness"?`) and, when there are few, the valid ones.
-    func describeUnresolved(levels: [Substring], index: Int, segment: String) -> String {
+extension TopicMap {
+    /// Names the first level of an unresolved topic (under `base`) for the -70409 message, with
+    /// the closest existing segments (`did you mean "brightness"?`) and, when there are few, the
+    /// valid ones.
+    func describeUnresolved(levels: [Substring], index: Int, segment: String, base: String) -> String {
         let kinds = ["home", "room", "accessory", "service", "characteristic"]
         guard index < kinds.count else {
             return "\(levels.joined(separator: "/")) has more levels than <home>/<room>/<accessory>/<service>/<characteristic>"
         }
         let parent = index == 0 ? "under \(base)" : "in \(levels[0..<index].joined(separator: "/"))"
-        let candidates = map.segments(after: Array(levels[0..<index]))
+        let candidates = segments(after: Array(levels[0..<index]))
         var message = "no \(kinds[index]) \"\(segment)\" \(parent)"
         let close = Suggestions.closest(to: segment, among: candidates)
         if !close.isEmpty { message += "; did you mean \(close.map { "\"\($0)\"" }.joined(separator: " or "))?" }

@@ -1,0 +1,32 @@
+import Accessories
+import HomeModel
+
+/// Pairing with HomeKit devices, as the gateway's management requests need it; the executable
+/// provides it (the engine knows nothing of HAP).
+public protocol PairingService: Sendable {
+    /// Pairs with the accessory server at `host`:`port`, stores the pairing and starts using it;
+    /// returns the ids its accessories get. Throws ``PairingFailure``.
+    func pair(host: String, port: Int, code: String, placement: Placement) async throws -> [AccessoryID]
+    /// Removes the pairing of the device that `accessory` belongs to, on the device and here.
+    func unpair(_ accessory: AccessoryID) async throws
+    /// Turns the accessory browser on or off; whether it is on now (a configuration may keep it on).
+    func setBrowsing(_ on: Bool) -> Bool
+    /// The accessory browser's rounds: the accessories found, not paired with this gateway;
+    /// `[]` when it is turned off. One consumer.
+    var browserUpdates: AsyncStream<[FoundAccessory]> { get }
+}
+
+/// Why pairing failed: a management error code (`device-error`, `invalid-request`, `timeout`)
+/// and a message.
+public struct PairingFailure: Error, CustomStringConvertible {
+    public let code: String
+    public let message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
