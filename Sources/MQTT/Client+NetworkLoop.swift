@@ -152,11 +152,15 @@ extension Client {
             }
             let ready = eventLoop.wait(socket: socket, reading: reading, writing: { mosquitto_want_write(pointer) }, timeout: Self.loopTimeout)
             var code = MOSQ_ERR_SUCCESS.rawValue
+            // libmosquitto sends each packet with a write of its own: a turn's acknowledgement and
+            // publishes are corked into as few segments as the kernel can make of them.
+            let cork = ready.readable ? Cork(socket) : nil
             if ready.readable {
                 code = mosquitto_loop_read(pointer, 1)
                 eventLoop.runJobs() // the consumer handles what was read; its publishes go out below
             }
             if code == MOSQ_ERR_SUCCESS.rawValue, mosquitto_want_write(pointer) { code = mosquitto_loop_write(pointer, 1) }
+            cork?.release()
             if code == MOSQ_ERR_SUCCESS.rawValue { code = mosquitto_loop_misc(pointer) }
             if code != MOSQ_ERR_SUCCESS.rawValue {
                 networkWait.forget(socket)
@@ -274,5 +278,27 @@ final class ConnectAttempt: Sendable {
             outcome.abandoned = true
             return true
         }
+    }
+}
+
+/// `TCP_CORK` on a connection's socket for one turn of the loop: what libmosquitto writes packet
+/// by packet in that turn (a PUBACK, a value, an acknowledgement) leaves in one segment when
+/// ``release()`` uncorks. On a socket that is not TCP the calls fail and change nothing.
+struct Cork {
+    private let socket: Int32
+
+    init(_ socket: Int32) {
+        self.socket = socket
+        set(1)
+    }
+
+    /// Uncorks: what is queued leaves now.
+    func release() {
+        set(0)
+    }
+
+    private func set(_ on: Int32) {
+        var value = on
+        _ = setsockopt(socket, Int32(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 }
