@@ -25,8 +25,6 @@ struct AccessoryMapping: Sendable {
     struct CharacteristicInfo: Sendable {
         let format: Format
         let timedWrite: Bool
-        /// The step values are rounded to (the device's `minStep`), so a float32 reads as meant.
-        let minStep: Double?
     }
 
     /// The stable id of accessory `aid` of device `deviceID`: `hap-aabbccddeeff-2`.
@@ -57,8 +55,7 @@ struct AccessoryMapping: Sendable {
             for service in accessory.services {
                 for characteristic in service.characteristics {
                     let address = CharacteristicAddress(aid: description.aid, iid: characteristic.iid)
-                    characteristics[address] = CharacteristicInfo(format: characteristic.format, timedWrite: characteristic.perms.contains(.timedWrite),
-                                                                  minStep: characteristic.minStep)
+                    characteristics[address] = CharacteristicInfo(format: characteristic.format, timedWrite: characteristic.perms.contains(.timedWrite))
                     if characteristic.supportsEvents { notifying.append(address) }
                 }
             }
@@ -165,7 +162,7 @@ struct AccessoryMapping: Sendable {
             description: description.description
         )
         if let json = description.value {
-            if let value = value(from: json, format: format, minStep: minStep) {
+            if let value = value(from: json, format: format) {
                 characteristic.value = value
                 if let problem = outOfBounds(value, of: characteristic) { warnings.append("\(label): \(problem); kept as the device reports it") }
                 if case .data = value, format == .data || format == .tlv8, json.string.map({ Data(base64Encoded: $0) == nil }) == true {
@@ -238,60 +235,41 @@ struct AccessoryMapping: Sendable {
         }
     }
 
-    /// A HAP JSON value as a value of `format`; nil if it is not one. Numbers of a float
-    /// characteristic come with the precision the device means: rounded to its `minStep`, or,
-    /// without one, to the shortest decimal of the single-precision float devices compute in
-    /// (`120.5999984741211` -> `120.6`). Data may come as base64 or, from some firmware, as hex.
-    static func value(from json: JSON, format: Format, minStep: Double? = nil) -> Value? {
+    /// A HAP JSON value as a value of `format`, exactly as the device sent it; nil if it is not
+    /// one. A float loses only the noise of the single-precision float devices compute in
+    /// (``exact(_:)``), never digits: `minStep` is what a device accepts in a write, not the
+    /// precision of what it reports. `data` and `tlv8` are base64; text that is not base64 (some
+    /// firmware sends hex) is kept as the device sent it.
+    static func value(from json: JSON, format: Format) -> Value? {
         switch format {
         case .bool: return json.bool.map(Value.bool)
         case .int: return json.int.map(Value.int)
         case .uint8, .uint16, .uint32, .uint64:
             if case .uint(let large) = json { return .uint(large) }
             return json.int.flatMap { $0 >= 0 ? Value.uint(UInt64($0)) : nil }
-        case .float: return json.double.map { Value.float(precise($0, step: minStep)) }
+        case .float: return json.double.map { Value.float(exact($0)) }
         case .string: return json.string.map(Value.string)
         case .tlv8, .data:
             guard let text = json.string else { return nil }
             if let data = Data(base64Encoded: text) { return .data(Array(data)) }
-            return hex(text).map(Value.data)
+            return .string(text)
         }
     }
 
-    /// `value` as the device means it (see ``value(from:format:minStep:)``).
-    static func precise(_ value: Double, step: Double?) -> Double {
-        guard value.isFinite else { return value }
-        if let step, step > 0, step.isFinite {
-            let decimals = max(0, min(10, Int((-log10(step)).rounded(.up))))
-            let rounded = (value / step).rounded() * step
-            return Double(String(format: "%.\(decimals)f", rounded)) ?? rounded
-        }
+    /// `value` without float32 noise: the shortest decimal that reads back as the same
+    /// single-precision float (`60.099998` -> `60.1`, `120.5999984741211` -> `120.6`,
+    /// `0.28999999` -> `0.29`) when it has fewer significant digits than `value`; otherwise `value`
+    /// itself (`0.03`, `59.48`, `16777217`).
+    static func exact(_ value: Double) -> Double {
         let single = Float(value)
-        guard single.isFinite, Double(single) == value else { return value }
-        return Double(single.description) ?? value
+        guard value.isFinite, single.isNormal, let shortest = Double(single.description) else { return value }
+        return significantDigits(shortest) < significantDigits(value) ? shortest : value
     }
 
-    /// Bytes from hex text (an even number of hex digits).
-    private static func hex(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = nibble(digits[index]), let low = nibble(digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    private static func nibble(_ digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
+    /// The significant digits of `value`'s shortest decimal form (`0.0300` -> 1, `1.5e+07` -> 2).
+    private static func significantDigits(_ value: Double) -> Int {
+        let mantissa = value.magnitude.description.prefix { $0 != "e" && $0 != "E" }
+        let digits = mantissa.filter(\.isNumber).drop { $0 == "0" }
+        return digits.reversed().drop { $0 == "0" }.count
     }
 }

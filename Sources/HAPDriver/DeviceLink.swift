@@ -243,7 +243,7 @@ final class DeviceLink: Sendable {
             guard let mapping = state.withLock({ $0.mapping }) else { continue }
             for value in values {
                 guard let id = mapping.accessoryID(aid: value.address.aid), let info = mapping.characteristics[value.address],
-                      let converted = AccessoryMapping.value(from: value.value, format: info.format, minStep: info.minStep) else { continue }
+                      let converted = AccessoryMapping.value(from: value.value, format: info.format) else { continue }
                 emit(.value(CharacteristicReference(accessoryID: id, iid: value.address.iid), converted))
             }
         }
@@ -287,7 +287,7 @@ final class DeviceLink: Sendable {
             throw Self.driverError(outcome?.status ?? .communicationFailure, "\(device.name) could not read \(address)")
         }
         guard let info = mapping.characteristics[address], let json = outcome.value,
-              let value = AccessoryMapping.value(from: json, format: info.format, minStep: info.minStep) else {
+              let value = AccessoryMapping.value(from: json, format: info.format) else {
             throw StatusError(.communicationFailure, "\(device.name) sent no usable value for \(address)")
         }
         return value

@@ -43,6 +43,13 @@ import TestSupport
             #expect(published.map { Self.matches($0, expected, entry) } == true,
                     "\(database): \(entry.topic) (aid \(entry.aid), iid \(entry.iid), \(entry.format)) is \(published ?? "not retained"), the device says \(expected)")
         }
+        if database == "connectsense" {
+            // Readings finer than the device's minStep (0.1) are published as it sent them.
+            let currents = entries.filter { $0.captured["description"] as? String == "Amps" }.map { retained[$0.topic] }
+            #expect(currents == ["0.03", "0.05"], "\(currents)")
+            let energy = entries.filter { $0.captured["description"] as? String == "Kilowatt-hours" }.map { retained[$0.topic] }
+            #expect(energy == ["379.693", "175.85"], "\(energy)")
+        }
         if database == "haa_switch" {
             // Apple's types under HAA's base UUID (...-0026BB765292) are Apple's types.
             #expect(entries.contains { $0.topic == "hgtest/test-home/office/garden-relay/switch/on" }, "\(entries.map(\.topic))")
@@ -288,9 +295,8 @@ import TestSupport
         return entries
     }
 
-    /// Whether a published payload is the captured value: numbers within half a step (float32
-    /// captures such as 120.5999984741211 are published as the device means them), booleans
-    /// from `true`/`1`, text and data as JSON strings.
+    /// Whether a published payload is the captured value: whole numbers exactly, floats as the
+    /// same float32 without its noise, booleans from `true`/`1`, text and data as JSON strings.
     static func matches(_ published: String, _ expected: Any, _ entry: Entry) -> Bool {
         switch entry.format {
         case "bool":
@@ -300,10 +306,14 @@ import TestSupport
             // Text is published as a JSON string.
             let json = (try? JSONSerialization.data(withJSONObject: "\(expected)", options: .fragmentsAllowed)).map { String(decoding: $0, as: UTF8.self) }
             return (try? JSONSerialization.jsonObject(with: Data(published.utf8), options: .fragmentsAllowed)) as? String == "\(expected)" || published == json
+        case "float":
+            // The same single-precision float the device sent, in no more digits than it used
+            // (120.5999984741211 as 120.6; 0.03 as 0.03, never rounded to a step of 0.1).
+            guard let number = (expected as? NSNumber)?.doubleValue, let value = Double(published) else { return false }
+            return Float(value) == Float(number) && published.count <= "\(number)".count
         default:
             guard let number = (expected as? NSNumber)?.doubleValue, let value = Double(published) else { return false }
-            let step = entry.layout["minStep"] as? Double ?? 0
-            return abs(number - value) <= max(step / 2, abs(number) * 1e-6, 1e-9)
+            return value == number
         }
     }
 

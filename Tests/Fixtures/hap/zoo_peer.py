@@ -132,6 +132,12 @@ def hostile_database(mode):
     raise ValueError(f"unknown hostile mode {mode!r}; known: malformed, deep, huge, many")
 
 
+
+def _whole_number(text):
+    """A JSON integer: an int within 64 bits, a float beyond."""
+    number = int(text)
+    return number if -(2**63) <= number < 2**64 else float(number)
+
 class Database:
     """The captured accessories, with a value table by (aid, iid)."""
 
@@ -147,7 +153,9 @@ class Database:
     @classmethod
     def load(cls, path):
         with open(path, encoding="utf-8") as handle:
-            accessories = json.load(handle)
+            # A JSON number is a number: a whole one beyond 64 bits (ConnectSense's maxValue
+            # 34028234663852885981170418348) is served as a float, which orjson can encode.
+            accessories = json.load(handle, parse_int=_whole_number)
         if isinstance(accessories, dict):
             accessories = accessories.get("accessories", [])
         return cls(accessories)
