@@ -4,7 +4,7 @@ import TestSupport
 
 /// Every example of docs/mqtt-api.md, run verbatim against the demo home, in order: each `sh`
 /// block's command runs, and its output must match the `output` block that follows it (the
-/// `ms` figures aside). The mosquitto clients find the test's broker through small wrappers
+/// `ms` figures aside). The mosquitto clients find the test's broker through shell functions
 /// that add `-h` and `-p`, so the commands are exactly as a user types them.
 @Suite("docs/mqtt-api.md examples")
 struct DocumentationExamplesTests {
@@ -34,18 +34,16 @@ struct DocumentationExamplesTests {
         return examples
     }
 
-    /// Wrappers for mosquitto_pub, _sub and _rr that point at the test's broker.
-    static func wrappers(port: Int) throws -> URL {
-        let folder = try TemporaryDirectory.make(prefix: "doc-bin")
-        for tool in ["mosquitto_pub", "mosquitto_sub", "mosquitto_rr"] {
+    /// Shell functions named mosquitto_pub, _sub and _rr that run the real clients against the
+    /// test's broker. Functions, not wrapper scripts on PATH: a script this process writes while
+    /// another test spawns a child can be "text file busy" (the child inherits the open file), and
+    /// sh then runs the next one on PATH, the real client on port 1883.
+    static func prelude(port: Int) throws -> String {
+        try ["mosquitto_pub", "mosquitto_sub", "mosquitto_rr"].map { tool in
             let real = try Executable.locate(tool, install: "run scripts/setup (or: apt-get install mosquitto-clients)")
-            let extra = tool == "mosquitto_rr" ? " -W 10" : (tool == "mosquitto_sub" ? " -W 10" : "")
-            let script = "#!/bin/sh\nexec \(real) -h 127.0.0.1 -p \(port)\(extra) \"$@\"\n"
-            let path = folder.appendingPathComponent(tool).path
-            try script.write(toFile: path, atomically: true, encoding: .utf8)
-            chmod(path, 0o755)
-        }
-        return folder
+            let extra = tool == "mosquitto_pub" ? "" : " -W 10"
+            return "\(tool)() { \(real) -h 127.0.0.1 -p \(port)\(extra) \"$@\"; }"
+        }.joined(separator: "\n") + "\n"
     }
 
     static func normalise(_ text: String) -> String {
@@ -58,11 +56,10 @@ struct DocumentationExamplesTests {
         let examples = try Self.examples()
         #expect(examples.count >= 8, "the page has its examples")
         let fixture = try await GatewayFixture.demo()
-        let bin = try Self.wrappers(port: fixture.broker.port)
+        let prelude = try Self.prelude(port: fixture.broker.port)
         let shell = try Executable.locate("sh", install: "a POSIX shell is part of every Debian system")
         for example in examples {
-            let child = try ChildProcess(shell, ["-c", example.command],
-                                         environment: ["PATH": bin.path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")])
+            let child = try ChildProcess(shell, ["-c", prelude + example.command])
             let status = try await child.waitForExit(timeout: .seconds(20))
             #expect(status == 0, "\(example.command)\n\(child.output.value)")
             if let expected = example.output {
