@@ -19,6 +19,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", exact: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
     ],
     targets: [
         // libmosquitto (Debian: libmosquitto-dev). Only the MQTT module imports it.
@@ -49,6 +50,8 @@ let package = Package(
                 "Timing",
                 "Wire",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // Paired HAP accessories and bridges as an AccessoryDriver: sessions, events, reconnects.
@@ -186,7 +189,8 @@ let package = Package(
         ),
         .testTarget(name: "WireTests", dependencies: ["Wire"]),
         .testTarget(name: "TimingTests", dependencies: ["Timing", "TestSupport"]),
-        .testTarget(name: "HAPTests", dependencies: ["HAP", "Wire", .product(name: "Crypto", package: "swift-crypto")]),
+        .testTarget(name: "HAPTests", dependencies: ["HAP", "Wire", .product(name: "Crypto", package: "swift-crypto"),
+                                                    .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "HAPPeerTests", dependencies: ["Wire", "HAP", "HAPDriver", "Accessories", "HomeModel", "TestSupport"]),
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
         .testTarget(name: "HomeGateConfigTests", dependencies: ["Wire", "HomeGateConfig", "MQTT", "HomeModel", "Accessories"]),

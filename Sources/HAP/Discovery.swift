@@ -1,11 +1,10 @@
-import Foundation
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Timing
+import NIOCore
+import NIOPosix
 
 /// A HomeKit accessory server (an accessory or a bridge) that answered a discovery browse.
 public struct DiscoveredAccessory: Sendable, Hashable {
@@ -53,93 +52,115 @@ public enum Discovery {
     /// `_hap._tcp.local` from an ephemeral UDP port to `destination`:`port` and collects the
     /// answers for `duration`; returns the accessories found, sorted by name.
     ///
-    /// Responders answer a query from a port other than 5353 by unicast to the sender, so this
-    /// does not join the multicast group or need port 5353. The query is sent again at a third
-    /// and at two thirds of the duration; services whose SRV or TXT record, or hosts whose
-    /// address, did not come with the answers are asked for by name. An accessory is listed once
-    /// its SRV and TXT records are known; packets that are not valid DNS are ignored.
+    /// Responders answer a query from a port other than 5353 by unicast to the sender, so the
+    /// answers need neither port 5353 nor the multicast group. When `destination` is a multicast
+    /// group (the default, 224.0.0.251), the browse also listens on the group at `port` while it
+    /// runs (bound to the group's address with `SO_REUSEADDR` and `SO_REUSEPORT`, so it shares
+    /// the port with avahi or any other mDNS stack and never takes their unicast packets), for
+    /// responders that answer by multicast anyway and for announcements; if that port or group
+    /// cannot be had, the browse goes on without it. The query is sent again at a third and at
+    /// two thirds of the duration; services whose SRV or TXT record, or hosts whose address, did
+    /// not come with the answers are asked for by name. An accessory is listed once its SRV and
+    /// TXT records are known; packets that are not valid DNS are ignored. IPv4 only.
     ///
-    /// The socket work runs on a thread of its own. Cancelling the task ends the browse early
-    /// with what was found so far.
+    /// The sockets are SwiftNIO datagram channels on the shared event loop group
+    /// (`NIOSingletons.posixEventLoopGroup`); the browse's timers run on their event loop, and
+    /// no thread is made for it. Cancelling the task ends the browse early with what was found
+    /// so far.
     /// - Throws: ``HAPError`` (``HAPError/Kind/connection``) if the socket cannot be made or the
     ///   query cannot be sent (no route to the multicast group, for one).
     public static func browse(for duration: Duration = .seconds(3), destination: String = "224.0.0.251", port: Int = 5353) async throws(HAPError) -> [DiscoveredAccessory] {
-        let stop = StopFlag()
-        let result: Result<[DiscoveredAccessory], HAPError> = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let thread = Thread {
-                    continuation.resume(returning: browseNow(duration: duration, destination: destination, port: port, stop: stop))
+        guard let host = try? SocketAddress(ipAddress: destination, port: 0), host.protocol == .inet else {
+            throw HAPError(.connection, "mDNS destination \(destination) is not an IPv4 address")
+        }
+        guard (1...65_535).contains(port), let address = try? SocketAddress(ipAddress: destination, port: port) else {
+            throw HAPError(.connection, "mDNS port \(port) is out of range")
+        }
+        let loop = NIOSingletons.posixEventLoopGroup.next()
+        let result = loop.makePromise(of: [DiscoveredAccessory].self)
+        let channel: Channel
+        do {
+            channel = try await DatagramBootstrap(group: loop)
+                .channelOption(.ipOption(.ip_multicast_loop), value: 1)
+                .channelOption(.ipOption(.ip_multicast_ttl), value: 255)
+                .channelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        let browse = BrowseHandler(round: DiscoveryRound(duration: duration), destination: address, result: result)
+                        try channel.pipeline.syncOperations.addHandlers(DNSDatagramDecoder(), browse)
+                    }
                 }
-                thread.name = "hap discovery"
-                thread.start()
+                .bind(host: "0.0.0.0", port: 0).get()
+        } catch {
+            result.fail(error)
+            throw HAPError(.connection, "cannot bind a UDP socket for mDNS: \(BrowseHandler.reason(error))")
+        }
+        let listener = isMulticast(destination) ? try? await listen(on: loop, to: address, forwardingTo: channel) : nil
+        channel.pipeline.fireUserInboundEventTriggered(BrowseHandler.Start())
+        let outcome: Result<[DiscoveredAccessory], Error> = await withTaskCancellationHandler {
+            do {
+                return .success(try await result.futureResult.get())
+            } catch {
+                return .failure(error)
             }
         } onCancel: {
-            stop.set()
+            channel.close(promise: nil)
         }
-        return try result.get()
+        try? await listener?.close()
+        switch outcome {
+        case .success(let accessories):
+            return accessories
+        case .failure(let error as HAPError):
+            throw error
+        case .failure(let error):
+            throw HAPError(.connection, "mDNS browse failed: \(BrowseHandler.reason(error))")
+        }
     }
 
-    /// The blocking browse.
-    static func browseNow(duration: Duration, destination: String, port: Int, stop: StopFlag) -> Result<[DiscoveredAccessory], HAPError> {
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        guard inet_pton(AF_INET, destination, &address.sin_addr) == 1 else {
-            return .failure(HAPError(.connection, "mDNS destination \(destination) is not an IPv4 address"))
-        }
-        guard (1...65_535).contains(port) else {
-            return .failure(HAPError(.connection, "mDNS port \(port) is out of range"))
-        }
-        address.sin_port = UInt16(port).bigEndian
-        let socket: DatagramSocket
-        switch DatagramSocket.open() {
-        case .success(let opened): socket = opened
-        case .failure(let error): return .failure(error)
-        }
-        defer { socket.close() }
+    /// Whether `address` (a valid dotted IPv4 address) is in 224.0.0.0/4.
+    private static func isMulticast(_ address: String) -> Bool {
+        address.split(separator: ".").first.flatMap { Int($0) }.map { (224...239).contains($0) } ?? false
+    }
 
-        let clock = ContinuousClock()
-        let start = clock.now
-        let deadline = start + max(duration, .zero)
-        var resends = [start + duration / 3, start + duration * 2 / 3]
-        let queryID = UInt16.random(in: 1...UInt16.max)
-        let browseQuery = DNSMessage.query(id: queryID, [DNSQuestion(name: serviceType, type: .ptr, unicastResponse: true)]).encodedQuery()
-        if let reason = socket.send(browseQuery, to: address) {
-            return .failure(HAPError(.connection, "cannot send the mDNS query to \(destination):\(port): \(reason)"))
+    /// A channel bound to `group` (its address and port), a member of the group on the interface
+    /// the routing table picks for it, whose decoded messages go to the browse on `browse`.
+    private static func listen(on loop: any EventLoop, to group: SocketAddress, forwardingTo browse: any Channel) async throws -> any Channel {
+        let channel = try await DatagramBootstrap(group: loop)
+            .channelOption(.socketOption(.so_reuseaddr), value: 1)
+            .channelOption(.socketOption(NIOBSDSocket.Option(rawValue: SO_REUSEPORT)), value: 1)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers(DNSDatagramDecoder(), MulticastForwarder(to: browse))
+                }
+            }
+            .bind(to: group).get()
+        do {
+            guard let member = channel as? any MulticastChannel else { throw ChannelError.operationUnsupported }
+            try await member.joinGroup(group).get()
+        } catch {
+            try? await channel.close()
+            throw error
         }
-
-        var collector = DiscoveryCollector()
-        var followUps = FollowUpSchedule()
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while !stop.isSet {
-            let now = clock.now
-            if now >= deadline { break }
-            if let next = resends.first, now >= next {
-                resends.removeFirst()
-                _ = socket.send(browseQuery, to: address)
-            }
-            for packet in followUps.due(collector.missingQuestions(), at: now) {
-                _ = socket.send(DNSMessage.query(id: queryID, packet).encodedQuery(), to: address)
-            }
-            var wake = min(deadline, now + .milliseconds(100))
-            if let next = resends.first { wake = min(wake, next) }
-            if let next = followUps.nextCheck { wake = min(wake, max(next, now + .milliseconds(5))) }
-            guard socket.waitForData(upTo: wake - now) else { continue }
-            while let count = socket.receive(into: &buffer) {
-                guard let message = try? DNSMessage(decoding: Array(buffer[0..<count])), message.isResponse else { continue }
-                collector.add(message)
-            }
-        }
-        return .success(collector.accessories())
+        return channel
     }
 }
 
-/// Set once to end a browse early (from a cancellation handler, read by the browsing thread).
-final class StopFlag: Sendable {
-    private let value = Atomic<Bool>(false)
+/// Passes what the multicast listener decoded to the browse's channel (as a
+/// ``BrowseHandler/Heard`` event), so one ``DiscoveryRound`` takes in both sockets' messages.
+final class MulticastForwarder: ChannelInboundHandler {
+    typealias InboundIn = DNSMessage
 
-    func set() { value.store(true, ordering: .relaxed) }
+    private let browse: any Channel
 
-    var isSet: Bool { value.load(ordering: .relaxed) }
+    init(to browse: any Channel) {
+        self.browse = browse
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        browse.pipeline.fireUserInboundEventTriggered(BrowseHandler.Heard(message: unwrapInboundIn(data)))
+    }
+
+    /// Read errors change nothing; fatal ones close this channel, and the browse goes on.
+    func errorCaught(context: ChannelHandlerContext, error: Error) {}
 }
 
 /// What the responses have told so far about `_hap._tcp` services, and what is still missing.
@@ -304,84 +325,5 @@ struct FollowUpSchedule {
         }
         nextCheck = next
         return stride(from: 0, to: send.count, by: Self.perPacket).map { Array(send[$0..<min($0 + Self.perPacket, send.count)]) }
-    }
-}
-
-/// The UDP socket of a browse: bound to an ephemeral port on every address, multicast loop on
-/// (a responder on this very machine hears the query) and multicast TTL 255 (RFC 6762 §11).
-private struct DatagramSocket {
-    let descriptor: Int32
-
-    static func open() -> Result<DatagramSocket, HAPError> {
-        #if canImport(Glibc)
-        let type = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
-        #else
-        let type = SOCK_DGRAM
-        #endif
-        let descriptor = socket(AF_INET, type, 0)
-        guard descriptor >= 0 else {
-            return .failure(HAPError(.connection, "cannot make a UDP socket for mDNS: \(String(cString: strerror(errno)))"))
-        }
-        var loop: Int32 = 1
-        var ttl: Int32 = 255
-        setsockopt(descriptor, Int32(IPPROTO_IP), IP_MULTICAST_LOOP, &loop, socklen_t(MemoryLayout<Int32>.size))
-        setsockopt(descriptor, Int32(IPPROTO_IP), IP_MULTICAST_TTL, &ttl, socklen_t(MemoryLayout<Int32>.size))
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        local.sin_addr.s_addr = INADDR_ANY
-        local.sin_port = 0
-        let bound = withUnsafePointer(to: &local) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else {
-            let reason = String(cString: strerror(errno))
-            _ = Self.closeDescriptor(descriptor)
-            return .failure(HAPError(.connection, "cannot bind a UDP socket for mDNS: \(reason)"))
-        }
-        return .success(DatagramSocket(descriptor: descriptor))
-    }
-
-    private static func closeDescriptor(_ descriptor: Int32) -> Int32 {
-        #if canImport(Glibc)
-        Glibc.close(descriptor)
-        #else
-        Darwin.close(descriptor)
-        #endif
-    }
-
-    func close() {
-        _ = Self.closeDescriptor(descriptor)
-    }
-
-    /// nil once sent, else why not.
-    func send(_ bytes: [UInt8], to address: sockaddr_in) -> String? {
-        var destination = address
-        while true {
-            let sent = bytes.withUnsafeBytes { raw in
-                withUnsafePointer(to: &destination) {
-                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        sendto(descriptor, raw.baseAddress, raw.count, 0, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                    }
-                }
-            }
-            if sent >= 0 { return nil }
-            if errno != EINTR { return String(cString: strerror(errno)) }
-        }
-    }
-
-    /// Whether a datagram (or an error to collect) is waiting, after waiting at most `wait`.
-    func waitForData(upTo wait: Duration) -> Bool {
-        var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-        let milliseconds = Int32(clamping: max(wait, .zero).millisecondsRoundedUp)
-        return poll(&poller, 1, milliseconds) > 0
-    }
-
-    /// The next waiting datagram's length (its bytes in `buffer`), or nil when none is waiting.
-    func receive(into buffer: inout [UInt8]) -> Int? {
-        while true {
-            let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            if count >= 0 { return count }
-            if errno != EINTR { return nil }
-        }
     }
 }
