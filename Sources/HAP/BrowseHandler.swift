@@ -36,6 +36,12 @@ final class BrowseHandler: ChannelInboundHandler {
     private var completed = false
     /// Set when the first query could not be sent: the browse fails with it.
     private var failure: HAPError?
+    /// Whether the first query's write has not finished yet: the browse is answered only after
+    /// it has (a failed send closes the channel, and the answer must be that failure).
+    private var firstSendPending = false
+    /// The error the channel reported while the first query was being sent (the system's
+    /// reason, where the write itself may only be told that the channel closed).
+    private var sendError: Error?
 
     /// - Parameters:
     ///   - now: the clock the round runs on (tests pass the embedded event loop's).
@@ -83,17 +89,25 @@ final class BrowseHandler: ChannelInboundHandler {
 
     /// Read errors a datagram channel survives (an ICMP port unreachable for an earlier query,
     /// say) change nothing; fatal ones close the channel, which ends the round.
-    func errorCaught(context: ChannelHandlerContext, error: Error) {}
+    func errorCaught(context: ChannelHandlerContext, error: Error) {
+        if firstSendPending, sendError == nil { sendError = error }
+    }
 
     private func start(context: ChannelHandlerContext) {
         guard !started, context.channel.isActive else { return }
         started = true
         let step = round.start(at: now())
         let destination = destination
+        firstSendPending = true
+        let channel = context.channel
         let sent = context.writeAndFlush(wrapOutboundOut(AddressedEnvelope(remoteAddress: destination, data: ByteBuffer(bytes: step.queries[0]))))
-        sent.assumeIsolated().whenFailure { error in
-            self.failure = HAPError(.connection, "cannot send the mDNS query to \(Self.text(destination)): \(Self.reason(error))")
-            self.context?.close(promise: nil)
+        sent.assumeIsolated().whenComplete { outcome in
+            self.firstSendPending = false
+            if case .failure(let error) = outcome {
+                self.failure = HAPError(.connection, "cannot send the mDNS query to \(Self.text(destination)): \(Self.reason(self.sendError ?? error))")
+                self.context?.close(promise: nil)
+            }
+            if !channel.isActive { self.complete() }
         }
         carryOut(Step(queries: Array(step.queries.dropFirst()), wake: step.wake))
     }
@@ -128,7 +142,7 @@ final class BrowseHandler: ChannelInboundHandler {
 
     /// Answers the browse, once.
     private func complete() {
-        guard !completed else { return }
+        guard !completed, !firstSendPending else { return }
         completed = true
         wakeUp?.cancel()
         wakeUp = nil
