@@ -43,6 +43,7 @@ let package = Package(
         .target(name: "Timing"),
         // The HomeKit Accessory Protocol, controller side: TLV8, SRP-6a, pair-setup and
         // pair-verify, the encrypted session, HTTP and EVENT framing. Knows nothing of MQTT or homes.
+        // Device connections are SwiftNIO channels on one shared event loop group.
         .target(
             name: "HAP",
             dependencies: [

@@ -1,3 +1,5 @@
+import NIOCore
+
 extension Client {
     /// Pairs with the accessory using its setup code: pair-setup M1-M6 (`POST /pair-setup`).
     ///
@@ -31,7 +33,7 @@ extension Client {
             case .send(let next):
                 message = next
             case .verified(let keys):
-                connection.encrypt(with: keys)
+                try await connection.encrypt(with: keys)
                 return
             }
         }
@@ -39,8 +41,8 @@ extension Client {
 
     /// Connects and verifies: a ready encrypted session.
     public static func session(host: String, port: Int, controller: ControllerIdentity, accessory: AccessoryPairing,
-                               timeout: Duration = .seconds(5)) async throws(HAPError) -> Client {
-        let client = try await connect(host: host, port: port, timeout: timeout)
+                               timeout: Duration = .seconds(5), group: any EventLoopGroup = Client.eventLoopGroup) async throws(HAPError) -> Client {
+        let client = try await connect(host: host, port: port, timeout: timeout, group: group)
         do {
             try await client.verify(controller: controller, accessory: accessory)
         } catch {

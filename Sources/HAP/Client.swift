@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOPosix
 import Synchronization
 import Wire
 
@@ -53,20 +55,25 @@ public final class Client: Sendable {
         self.eventContinuation = continuation
     }
 
-    /// Opens a TCP connection to the accessory server at `host`:`port`.
+    /// The event loops every connection lives on unless told otherwise: SwiftNIO's shared group
+    /// (``NIOSingletons/posixEventLoopGroup``, one thread per core, started once). The web server
+    /// (hummingbird) runs on the same group, so HAP adds no threads of its own, however many
+    /// devices are connected; a connection's work between reads (open a frame, parse a message,
+    /// match it) is a few microseconds, so a core's loop carries many devices.
+    public static var eventLoopGroup: any EventLoopGroup { MultiThreadedEventLoopGroup.singleton }
+
+    /// Opens a TCP connection to the accessory server at `host`:`port`, on one of `group`'s
+    /// event loops.
     /// - Throws: ``HAPError`` (``HAPError/Kind/connection``) if it cannot be reached in `timeout`.
-    public static func connect(host: String, port: Int, timeout: Duration = .seconds(5)) async throws(HAPError) -> Client {
+    public static func connect(host: String, port: Int, timeout: Duration = .seconds(5),
+                               group: any EventLoopGroup = Client.eventLoopGroup) async throws(HAPError) -> Client {
         let (events, continuation) = AsyncStream<[CharacteristicValue]>.makeStream()
-        let connection = try await Connection.open(host: host, port: port, timeout: timeout) { message in
+        let connection = try await Connection.open(host: host, port: port, timeout: timeout, group: group) { message in
             guard let values = try? Client.values(in: message.body), !values.isEmpty else { return }
             continuation.yield(values)
         }
-        let client = Client(connection: connection, events: events, continuation: continuation)
-        Task { [connection] in
-            _ = await connection.closed()
-            continuation.finish()
-        }
-        return client
+        connection.whenClosed { continuation.finish() }
+        return Client(connection: connection, events: events, continuation: continuation)
     }
 
     /// Closes the connection. Requests waiting fail; ``events`` ends.

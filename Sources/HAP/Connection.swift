@@ -1,49 +1,91 @@
-import Foundation
+import NIOCore
+import NIOPosix
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
-/// One TCP connection to an accessory: HTTP requests and responses in plaintext until
-/// pair-verify, then inside encrypted frames; `EVENT/1.0` messages arrive on it at any time.
+/// One TCP connection to an accessory, as a SwiftNIO channel: HTTP requests and responses in
+/// plaintext until pair-verify, then inside encrypted frames; `EVENT/1.0` messages arrive on it at
+/// any time.
 ///
-/// Requests go one at a time (``Client`` makes sure); responses are matched in order. A thread
-/// of the connection's own reads the socket, decrypts, parses, hands responses to their waiting
-/// requests and events to its event handler, and fails the oldest request whose
-/// deadline passed (closing the connection: later answers could no longer be matched).
+/// The channel's pipeline, from the socket in:
+/// 1. ``SessionFrameCodec``: plaintext until ``encrypt(with:)``, then HAP's ChaCha20-Poly1305 frames;
+/// 2. ``HTTPResponseDecoder``: the byte stream into responses and events (``HTTPResponseParser``);
+/// 3. ``RequestMatcher``: responses to their requests in order, events to the event handler,
+///    time limits and the decision to close.
+///
+/// Requests go one at a time (``Client`` makes sure). Every connection lives on one event loop of
+/// a shared group (``Client/eventLoopGroup``): no thread per connection, and the timers (connect
+/// and request time limits) are the loop's scheduled tasks.
 final class Connection: Sendable {
-    private struct Pending {
-        let deadline: ContinuousClock.Instant
-        let continuation: CheckedContinuation<Result<HTTPMessage, HAPError>, Never>
-    }
-
-    private struct State {
-        var sealer: FrameSealer?
-        var opener: FrameOpener?
-        var parser = HTTPResponseParser()
-        var pending: [Pending] = []
-        var failure: HAPError?
-        var closedWaiters: [CheckedContinuation<HAPError, Never>] = []
-    }
-
     let host: String
     let port: Int
-    private let socket: Socket
-    private let state = Mutex(State())
-    private let onEvent: @Sendable (HTTPMessage) -> Void
+    private let channel: any Channel
+    private let end: ConnectionEnd
+    private let encrypted = Atomic<Bool>(false)
 
-    private init(socket: Socket, host: String, port: Int, onEvent: @escaping @Sendable (HTTPMessage) -> Void) {
-        self.socket = socket
+    private var peer: String { "\(host):\(port)" }
+
+    private init(channel: any Channel, end: ConnectionEnd, host: String, port: Int) {
+        self.channel = channel
+        self.end = end
         self.host = host
         self.port = port
-        self.onEvent = onEvent
     }
 
-    /// Connects and starts reading.
-    static func open(host: String, port: Int, timeout: Duration, onEvent: @escaping @Sendable (HTTPMessage) -> Void) async throws(HAPError) -> Connection {
-        let socket = try await Socket.connect(host: host, port: port, timeout: timeout)
-        let connection = Connection(socket: socket, host: host, port: port, onEvent: onEvent)
-        let thread = Thread { connection.readUntilClosed() }
-        thread.name = "hap \(host):\(port)"
-        thread.start()
-        return connection
+    /// Connects (within `timeout`) on one of `group`'s event loops and sets up the pipeline;
+    /// `onEvent` gets each `EVENT/1.0` message, on that event loop, in order.
+    static func open(host: String, port: Int, timeout: Duration, group: any EventLoopGroup,
+                     onEvent: @escaping @Sendable (HTTPMessage) -> Void) async throws(HAPError) -> Connection {
+        let end = ConnectionEnd()
+        let peer = "\(host):\(port)"
+        let bootstrap = ClientBootstrap(group: group)
+            .connectTimeout(TimeAmount(timeout))
+            // TCP_NODELAY is ClientBootstrap's default. Short keep-alive probes notice a peer
+            // that vanished without a word (the driver's keep-alive read notices one that hangs).
+            .channelOption(.socketOption(.so_keepalive), value: 1)
+            .channelOption(.tcpOption(.init(rawValue: TCP_KEEPIDLE)), value: 2)
+            .channelOption(.tcpOption(.init(rawValue: TCP_KEEPINTVL)), value: 1)
+            .channelOption(.tcpOption(.init(rawValue: TCP_KEEPCNT)), value: 2)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers([
+                        SessionFrameCodec(),
+                        HTTPResponseDecoder(),
+                        RequestMatcher(peer: peer, end: end, onEvent: onEvent),
+                    ])
+                }
+            }
+        let channel: any Channel
+        do {
+            // An address needs no resolver (getaddrinfo runs on a dispatch queue): connect at once.
+            if let address = try? SocketAddress(ipAddress: host, port: port) {
+                channel = try await bootstrap.connect(to: address).get()
+            } else {
+                channel = try await bootstrap.connect(host: host, port: port).get()
+            }
+        } catch {
+            throw HAPError(.connection, "cannot connect to \(peer): \(describe(connectError: error, timeout: timeout))")
+        }
+        return Connection(channel: channel, end: end, host: host, port: port)
+    }
+
+    private static func describe(connectError error: any Error, timeout: Duration) -> String {
+        switch error {
+        case ChannelError.connectTimeout:
+            return "timed out after \(timeout)"
+        case let error as IOError:
+            return RequestMatcher.describe(error)
+        case let error as NIOConnectionError:
+            if let dns = error.dnsAError ?? error.dnsAAAAError { return "cannot resolve \(error.host): \(dns)" }
+            if let last = error.connectionErrors.last { return describe(connectError: last.error, timeout: timeout) }
+            return "no address"
+        default:
+            return "\(error)"
+        }
     }
 
     /// Sends `request` and waits for its response.
@@ -51,146 +93,61 @@ final class Connection: Sendable {
     ///   task is cancelled (the connection is then closed: an answer that comes later could no
     ///   longer be matched to its request).
     func send(_ request: HTTPRequest, timeout: Duration) async throws(HAPError) -> HTTPMessage {
-        if Task.isCancelled { throw HAPError(.connection, "the request to \(host):\(port) was cancelled") }
-        let bytes = request.encoded(host: "\(host):\(port)")
-        let result = await withTaskCancellationHandler {
-            await exchange(bytes, timeout: timeout)
-        } onCancel: {
-            fail(HAPError(.connection, "a request to \(host):\(port) was cancelled; the connection is closed"))
-        }
-        return try result.get()
-    }
-
-    private func exchange(_ bytes: [UInt8], timeout: Duration) async -> Result<HTTPMessage, HAPError> {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Result<HTTPMessage, HAPError>, Never>) in
-            let failure: HAPError? = state.withLock { state in
-                if let failure = state.failure { return failure }
-                state.pending.append(Pending(deadline: .now + timeout, continuation: continuation))
-                let wire = state.sealer.map { sealer in
-                    var sealer = sealer
-                    defer { state.sealer = sealer }
-                    return sealer.seal(bytes)
-                } ?? bytes
-                if let error = socket.writeAll(wire) {
-                    state.pending.removeLast()
-                    return HAPError(.connection, "could not send to the accessory at \(host):\(port): \(error)")
-                }
-                return nil
+        if Task.isCancelled { throw HAPError(.connection, "the request to \(peer) was cancelled") }
+        if let reason = end.reason { throw reason }
+        let response = channel.eventLoop.makePromise(of: HTTPMessage.self)
+        let exchange = RequestMatcher.Exchange(request: request.encoded(host: peer), timeout: TimeAmount(timeout), response: response)
+        channel.writeAndFlush(exchange, promise: nil)
+        do {
+            return try await withTaskCancellationHandler {
+                try await response.futureResult.get()
+            } onCancel: {
+                fail(HAPError(.connection, "a request to \(peer) was cancelled; the connection is closed"))
             }
-            if let failure { continuation.resume(returning: .failure(failure)) }
+        } catch let error as HAPError {
+            throw error
+        } catch {
+            throw HAPError(.connection, "the request to \(peer) failed: \(error)")
         }
     }
 
-    /// From now on, frames are encrypted with `keys` in both directions.
-    func encrypt(with keys: SessionKeys) {
-        state.withLock { state in
-            state.sealer = FrameSealer(key: keys.controllerToAccessory)
-            state.opener = FrameOpener(key: keys.accessoryToController)
+    /// From now on, frames are encrypted with `keys` in both directions: the next request is
+    /// sealed, and everything read from now on is opened. Call it after the pair-verify response
+    /// was read and before the next request.
+    /// - Throws: ``HAPError`` if the connection closed, or plaintext bytes followed the
+    ///   pair-verify response (the connection is then closed).
+    func encrypt(with keys: SessionKeys) async throws(HAPError) {
+        do {
+            try await channel.triggerUserOutboundEvent(SessionEvent.encrypt(keys)).get()
+            encrypted.store(true, ordering: .releasing)
+        } catch {
+            // The matcher has recorded what went wrong (the decoder's refusal closes the channel).
+            throw end.reason ?? HAPError(.connection, "the session with \(peer) could not be encrypted: \(error)")
         }
     }
 
-    var isEncrypted: Bool { state.withLock { $0.sealer != nil } }
+    var isEncrypted: Bool { encrypted.load(ordering: .acquiring) }
 
     /// Why the connection closed; nil while it is open.
-    var failure: HAPError? { state.withLock { $0.failure } }
+    var failure: HAPError? { end.reason }
 
     /// Closes the connection; waiting requests fail. Idempotent.
     func close() {
-        fail(HAPError(.connection, "the connection to \(host):\(port) was closed"))
+        fail(HAPError(.connection, "the connection to \(peer) was closed"))
     }
 
     /// Waits until the connection is closed, and tells why.
     func closed() async -> HAPError {
-        await withCheckedContinuation { continuation in
-            let failure: HAPError? = state.withLock { state in
-                if state.failure == nil { state.closedWaiters.append(continuation) }
-                return state.failure
-            }
-            if let failure { continuation.resume(returning: failure) }
-        }
+        await end.wait()
     }
 
-    private func fail(_ error: HAPError) {
-        let (pending, waiters, first) = state.withLock { state in
-            let first = state.failure == nil
-            if first { state.failure = error }
-            defer { state.pending.removeAll(); state.closedWaiters.removeAll() }
-            return (state.pending, state.closedWaiters, first)
-        }
-        if first { socket.shutdown() }
-        for request in pending { request.continuation.resume(returning: .failure(error)) }
-        for waiter in waiters { waiter.resume(returning: error) }
+    /// Runs `body` once the channel is closed (on its event loop).
+    func whenClosed(_ body: @escaping @Sendable () -> Void) {
+        channel.closeFuture.whenComplete { _ in body() }
     }
 
-    // MARK: Reading
-
-    private func readUntilClosed() {
-        var buffer = [UInt8](repeating: 0, count: 65_536)
-        while failure == nil {
-            switch socket.read(into: &buffer, waitingAtMost: .milliseconds(100)) {
-            case .data(let count):
-                receive(buffer[0..<count])
-            case .idle:
-                failOverdueRequest()
-            case .closed(let reason):
-                fail(HAPError(.connection, "the accessory at \(host):\(port) closed the connection\(reason.map { ": \($0)" } ?? "")"))
-            }
-        }
-        socket.close()
-    }
-
-    private func receive(_ bytes: ArraySlice<UInt8>) {
-        let outcome: Result<([HTTPMessage], [Pending]), HAPError> = state.withLock { state in
-            do {
-                let plaintext: [UInt8]
-                if var opener = state.opener {
-                    plaintext = try opener.open(bytes)
-                    state.opener = opener
-                } else {
-                    plaintext = Array(bytes)
-                }
-                let messages = try state.parser.feed(plaintext)
-                var delivered: [HTTPMessage] = []
-                var answered: [Pending] = []
-                for message in messages {
-                    if message.kind == .event {
-                        delivered.append(message)
-                    } else if !state.pending.isEmpty {
-                        answered.append(state.pending.removeFirst())
-                        delivered.append(message)
-                    }
-                }
-                return .success((delivered, answered))
-            } catch let error as FrameError {
-                return .failure(HAPError(.malformed, "the accessory at \(host):\(port) sent a frame that does not decrypt: \(error)"))
-            } catch {
-                return .failure(HAPError(.malformed, "the accessory at \(host):\(port) sent a message that does not parse: \(error)"))
-            }
-        }
-        switch outcome {
-        case .success(let (messages, answered)):
-            deliver(messages, to: answered)
-        case .failure(let error):
-            fail(error)
-        }
-    }
-
-    /// Responses to their requests, in order; events to the handler.
-    private func deliver(_ messages: [HTTPMessage], to answered: [Pending]) {
-        var requests = answered[...]
-        for message in messages {
-            if message.kind == .event {
-                onEvent(message)
-            } else if let request = requests.popFirst() {
-                request.continuation.resume(returning: .success(message))
-            }
-        }
-    }
-
-    private func failOverdueRequest() {
-        let overdue = state.withLock { state in
-            state.pending.first.map { $0.deadline < .now } ?? false
-        }
-        if overdue { fail(HAPError(.timeout, "the accessory at \(host):\(port) did not answer in time")) }
+    private func fail(_ reason: HAPError) {
+        end.record(reason)
+        channel.close(promise: nil)
     }
 }

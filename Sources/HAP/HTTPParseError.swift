@@ -9,6 +9,7 @@ public struct HTTPParseError: Error, CustomStringConvertible, Equatable {
         case bodyTooLarge(length: Int, limit: Int)
         case badChunkSize(String)
         case badChunkEnd
+        case bytesBeforeEncryption(count: Int)
     }
 
     let reason: Reason
@@ -30,6 +31,8 @@ public struct HTTPParseError: Error, CustomStringConvertible, Equatable {
             return "bad chunk size line \"\(line)\""
         case .badChunkEnd:
             return "a chunk's data is not followed by CRLF"
+        case .bytesBeforeEncryption(let count):
+            return "\(count) bytes followed the pair-verify response in plaintext, where the encrypted session starts"
         }
     }
 }

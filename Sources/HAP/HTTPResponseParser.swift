@@ -84,6 +84,17 @@ public struct HTTPResponseParser: Sendable {
 
     private var available: Int { buffer.count - offset }
 
+    /// Whether the bytes fed so far ended exactly where a message ended: nothing of the next one
+    /// is buffered or begun.
+    public var isBetweenMessages: Bool {
+        guard case .head = state else { return false }
+        return buffer.count == offset
+    }
+
+    /// The bytes received and not yet part of a whole message (a begun message's body counts
+    /// once it is complete, not here).
+    public var bufferedByteCount: Int { buffer.count - offset }
+
     private mutating func step() throws(HTTPParseError) -> Step {
         switch state {
         case .head: return try readHead()
