@@ -15,12 +15,13 @@ import Wire
 final class DeviceLink: Sendable {
     let device: HAPDriver.Device
     private let controller: ControllerIdentity
+    private let transport: any HAPTransport
     private let configuration: HAPDriver.Configuration
     private let emit: @Sendable (AccessoryEvent) -> Void
     private let logger: Logger
 
     private struct State {
-        var client: Client?
+        var client: (any AccessorySession)?
         var mapping: AccessoryMapping?
         /// The database warnings last reported.
         var reportedWarnings: [String] = []
@@ -40,10 +41,11 @@ final class DeviceLink: Sendable {
     /// Rung when the structure is to be read again (``observe(configurationNumber:)``).
     private let rereadAlarm = Alarm()
 
-    init(device: HAPDriver.Device, controller: ControllerIdentity, configuration: HAPDriver.Configuration, logger: Logger,
-         emit: @escaping @Sendable (AccessoryEvent) -> Void) {
+    init(device: HAPDriver.Device, controller: ControllerIdentity, transport: any HAPTransport, configuration: HAPDriver.Configuration,
+         logger: Logger, emit: @escaping @Sendable (AccessoryEvent) -> Void) {
         self.device = device
         self.controller = controller
+        self.transport = transport
         self.configuration = configuration
         self.logger = logger
         self.emit = emit
@@ -125,9 +127,9 @@ final class DeviceLink: Sendable {
     /// Verifies a session, reads the accessory database, subscribes to events, reports the
     /// accessories (characteristics whose events the device refuses without `ev`: the engine
     /// polls them) and what was odd in the database.
-    private func connect() async throws(HAPError) -> Client {
-        let client = try await Client.session(host: device.host, port: device.port, controller: controller, accessory: device.pairing,
-                                              timeout: configuration.connectTimeout)
+    private func connect() async throws(HAPError) -> any AccessorySession {
+        let client = try await transport.openSession(host: device.host, port: device.port, controller: controller, accessory: device.pairing,
+                                                     timeout: configuration.connectTimeout)
         do {
             let (mapping, warnings) = try await describe(client)
             state.withLock { state in
@@ -149,7 +151,7 @@ final class DeviceLink: Sendable {
 
     /// Reads the accessory database on a session and subscribes to events; what the device
     /// refuses is polled, and what was odd is reported.
-    private func describe(_ client: Client) async throws(HAPError) -> (mapping: AccessoryMapping, warnings: [String]) {
+    private func describe(_ client: any AccessorySession) async throws(HAPError) -> (mapping: AccessoryMapping, warnings: [String]) {
         // A device that stops answering while the session is set up is noticed as quickly as
         // by the keep-alive: these requests are small and answered at once by a live device.
         let database = try await client.accessoryDatabase(timeout: configuration.connectTimeout)
@@ -164,7 +166,7 @@ final class DeviceLink: Sendable {
 
     /// The device's configuration number changed: its accessories are read again on the open
     /// session; new ones and changes are reported, and accessories it no longer has are removed.
-    private func rereadWhenAsked(_ client: Client) async {
+    private func rereadWhenAsked(_ client: any AccessorySession) async {
         while !Task.isCancelled {
             // Read before looking: a ring after the look ends the wait below at once.
             let generation = rereadAlarm.generation
@@ -198,10 +200,10 @@ final class DeviceLink: Sendable {
 
     /// Subscribes to every characteristic that sends events; the ones the device refuses (by a
     /// status, or by refusing the whole request) are returned.
-    private func subscribe(_ addresses: [CharacteristicAddress], on client: Client) async throws(HAPError) -> [CharacteristicAddress] {
+    private func subscribe(_ addresses: [CharacteristicAddress], on client: any AccessorySession) async throws(HAPError) -> [CharacteristicAddress] {
         guard !addresses.isEmpty else { return [] }
         do {
-            let outcomes = try await client.subscribe(addresses, timeout: configuration.keepAliveTimeout)
+            let outcomes = try await client.subscribe(addresses, enabled: true, timeout: configuration.keepAliveTimeout)
             return addresses.filter { outcomes[$0].map { $0.status != .success } ?? false }
         } catch where error.kind == .status {
             return addresses // the device refused the request as a whole
@@ -223,7 +225,7 @@ final class DeviceLink: Sendable {
     }
 
     /// Forwards events and reads the keep-alive probe until the session drops; tells why.
-    private func serve(_ client: Client) async -> HAPError {
+    private func serve(_ client: any AccessorySession) async -> HAPError {
         await withTaskCancellationHandler {
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await self.forwardEvents(of: client) }
@@ -238,7 +240,7 @@ final class DeviceLink: Sendable {
         }
     }
 
-    private func forwardEvents(of client: Client) async {
+    private func forwardEvents(of client: any AccessorySession) async {
         for await values in client.events {
             guard let mapping = state.withLock({ $0.mapping }) else { continue }
             for value in values {
@@ -250,8 +252,8 @@ final class DeviceLink: Sendable {
     }
 
     /// A silent device is noticed by a cheap read every keep-alive interval: one that does not
-    /// answer in time closes the connection (``Client`` does that on a timeout).
-    private func keepAlive(_ client: Client) async {
+    /// answer in time closes the connection (the session does that on a timeout).
+    private func keepAlive(_ client: any AccessorySession) async {
         guard let probe = state.withLock({ $0.mapping?.keepAliveProbe }) else { return }
         while (try? await Task.sleep(for: configuration.keepAliveInterval)) != nil {
             do {
@@ -315,7 +317,7 @@ final class DeviceLink: Sendable {
         var references: [CharacteristicAddress: CharacteristicReference] = [:]
         var timed = false
         var outcomes: [CharacteristicReference: Result<Void, StatusError>] = [:]
-        var session: Client?
+        var session: (any AccessorySession)?
         for (reference, value) in values {
             do throws(StatusError) {
                 let (client, mapping, address) = try self.session(for: reference)
@@ -341,8 +343,8 @@ final class DeviceLink: Sendable {
         return outcomes
     }
 
-    private func session(for reference: CharacteristicReference) throws(StatusError) -> (Client, AccessoryMapping, CharacteristicAddress) {
-        let found = state.withLock { state -> (Client, AccessoryMapping)? in
+    private func session(for reference: CharacteristicReference) throws(StatusError) -> (any AccessorySession, AccessoryMapping, CharacteristicAddress) {
+        let found = state.withLock { state -> (any AccessorySession, AccessoryMapping)? in
             guard let client = state.client, let mapping = state.mapping else { return nil }
             return (client, mapping)
         }

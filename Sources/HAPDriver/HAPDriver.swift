@@ -87,6 +87,7 @@ public final class HAPDriver: AccessoryDriver {
     }
 
     private let controller: ControllerIdentity
+    private let transport: any HAPTransport
     let configuration: Configuration
     let logger: Logger
     let state = Mutex(State())
@@ -104,11 +105,14 @@ public final class HAPDriver: AccessoryDriver {
     private let starts: AsyncStream<DeviceLink>
     private let startContinuation: AsyncStream<DeviceLink>.Continuation
 
-    /// - Parameter moved: told when a paired device is found at a new address (the driver
-    ///   follows it at once; the caller stores the new address).
+    /// - Parameters:
+    ///   - transport: how sessions with the devices are opened (HAP over IP unless told otherwise).
+    ///   - moved: told when a paired device is found at a new address (the driver follows it at
+    ///     once; the caller stores the new address).
     public init(controller: ControllerIdentity, devices: [Device], configuration: Configuration = Configuration(), logger: Logger,
-                moved: @escaping @Sendable (Device) -> Void = { _ in }) {
+                transport: any HAPTransport = IPTransport(), moved: @escaping @Sendable (Device) -> Void = { _ in }) {
         self.controller = controller
+        self.transport = transport
         self.configuration = configuration
         self.logger = logger
         self.moved = moved
@@ -123,7 +127,7 @@ public final class HAPDriver: AccessoryDriver {
     }
 
     private func makeLink(_ device: Device) -> DeviceLink {
-        DeviceLink(device: device, controller: controller, configuration: configuration, logger: logger) { [continuation, browseAlarm] event in
+        DeviceLink(device: device, controller: controller, transport: transport, configuration: configuration, logger: logger) { [continuation, browseAlarm] event in
             if case .reachability(_, reachable: false) = event { browseAlarm.ring() } // it may have moved: look for it
             continuation.yield(event)
         }

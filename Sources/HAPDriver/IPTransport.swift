@@ -1,0 +1,14 @@
+import HAP
+
+/// HAP over IP: a TCP connection to the device (a SwiftNIO channel on
+/// ``HAP/Client/eventLoopGroup``), pair-verify, then the encrypted session (``HAP/Client``).
+public struct IPTransport: HAPTransport {
+    public init() {}
+
+    public func openSession(host: String, port: Int, controller: ControllerIdentity, accessory: AccessoryPairing,
+                            timeout: Duration) async throws(HAPError) -> any AccessorySession {
+        try await Client.session(host: host, port: port, controller: controller, accessory: accessory, timeout: timeout)
+    }
+}
+
+extension Client: AccessorySession {}
