@@ -92,11 +92,19 @@ public final class Client: Sendable {
 
     // MARK: Requests
 
-    /// Sends one request (after the ones before it were answered) and returns the response.
+    /// The connection's event loop as a task executor: work run under it
+    /// (`withTaskExecutorPreference(client.taskExecutor) { ... }`) makes its requests without a
+    /// thread switch.
+    public var taskExecutor: any TaskExecutor { connection.taskExecutor }
+
+    /// Sends one request (after the ones before it were answered) and returns the response. It
+    /// is written and answered on the connection's event loop (``taskExecutor``).
     func request(_ request: HTTPRequest, timeout: Duration = Client.defaultTimeout) async throws(HAPError) -> HTTPMessage {
-        await gate.enter()
-        defer { gate.leave() }
-        return try await connection.send(request, timeout: timeout)
+        try await withTaskExecutorPreference(connection.taskExecutor) { () async throws(HAPError) -> HTTPMessage in
+            await gate.enter()
+            defer { gate.leave() }
+            return try await connection.send(request, timeout: timeout)
+        }
     }
 
     /// A TLV8 request (`POST` with `application/pairing+tlv8`), answered by TLV8.

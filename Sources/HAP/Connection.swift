@@ -26,11 +26,14 @@ final class Connection: Sendable {
     private let channel: any Channel
     private let end: ConnectionEnd
     private let encrypted = Atomic<Bool>(false)
+    /// The channel's event loop as a task executor (``Client/taskExecutor``).
+    let taskExecutor: EventLoopTaskExecutor
 
     private var peer: String { "\(host):\(port)" }
 
     private init(channel: any Channel, end: ConnectionEnd, host: String, port: Int) {
         self.channel = channel
+        self.taskExecutor = EventLoopTaskExecutor(channel.eventLoop)
         self.end = end
         self.host = host
         self.port = port
