@@ -118,6 +118,21 @@ public final class HAPPeer: @unchecked Sendable {
         lock.withLock { process }?.signal(SIGCONT)
     }
 
+    /// HAP-python's own time for each request it took since the last call (or its start), in
+    /// microseconds: from the bytes' arrival to the answer handed to the socket.
+    public func requestTimes() async throws -> [Double] {
+        let before = Self.completeLines(of: logText()).count
+        lock.withLock { process }?.signal(SIGUSR1)
+        let line = try await waitForOutput(timeout: .seconds(10), for: "the HAP peer's request times") { text in
+            Self.completeLines(of: text).dropFirst(before).first { $0.contains("\"request-times\"") }
+        }
+        guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+              let times = (object["microseconds"] as? [Any])?.compactMap({ ($0 as? NSNumber)?.doubleValue }) else {
+            throw FixtureError("the HAP peer's request times do not parse: \(line.prefix(200))")
+        }
+        return times
+    }
+
     /// Stops the peer if it runs and starts it again on the same port with the same state file,
     /// so it keeps its device id and pairings; returns once it listens.
     public func restart() async throws {

@@ -30,6 +30,9 @@ enum HAPBench {
         let pairVerify: Summary
         let read: Summary
         let write: Summary
+        /// HAP-python's own time per request during this side's reads and writes (from the
+        /// bytes' arrival to the answer handed to its socket): the floor under a round trip.
+        var peer: Summary?
     }
 
     struct Figures: Codable {
@@ -77,6 +80,7 @@ enum HAPBench {
         let client = try await Client.session(host: peer.host, port: peer.port, controller: controller, accessory: pairing)
         defer { client.close() }
         let on = try lampOn(in: try await client.accessories())
+        _ = try await peer.requestTimes() // from here on: the reads and writes only
         // The loop runs on the connection's event loop, as aiohomekit's runs on its asyncio loop
         // (and as the gateway's requests are written and answered there).
         let (reads, writes) = try await withTaskExecutorPreference(client.taskExecutor) { () async throws -> ([Duration], [Duration]) in
@@ -92,8 +96,10 @@ enum HAPBench {
             }
             return (reads, writes)
         }
+        let peerTimes = try await peer.requestTimes().map { Duration.microseconds($0) }
         let milliseconds = pairSetup.millisecondsValue
-        return Side(pairSetupMilliseconds: (milliseconds * 100).rounded() / 100, pairVerify: Summary(verifies), read: Summary(reads), write: Summary(writes))
+        return Side(pairSetupMilliseconds: (milliseconds * 100).rounded() / 100, pairVerify: Summary(verifies), read: Summary(reads), write: Summary(writes),
+                    peer: Summary(peerTimes))
     }
 
     private static func pairSetup(_ client: Client, code: String, controller: ControllerIdentity) async -> Result<AccessoryPairing, HAPError> {
