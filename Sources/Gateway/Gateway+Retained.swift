@@ -112,10 +112,10 @@ extension Gateway {
         }
     }
 
-    /// Everything the gateway asserts, retained, by topic (``forEachRetained(_:)`` collected).
-    func desiredRetained() -> [String: [UInt8]] {
-        var desired: [String: [UInt8]] = [:]
-        forEachRetained { topic, payload in desired[topic] = payload }
+    /// Everything the gateway asserts, retained, in order (``forEachRetained(_:)`` collected).
+    func desiredRetained() -> [(topic: String, payload: [UInt8])] {
+        var desired: [(topic: String, payload: [UInt8])] = []
+        forEachRetained { topic, payload in desired.append((topic, payload)) }
         return desired
     }
 
@@ -208,7 +208,8 @@ extension Gateway {
     }
 
     /// Moves the retained state to the current tree after the layout changed (a rename, a move):
-    /// old topics cleared, new ones published, unchanged ones left alone.
+    /// new topics published in the tree's order (an accessory's `$reachable` and values before its
+    /// discovery config), then old ones cleared; unchanged ones left alone.
     func republishAfterLayoutChange() {
         carry(retained.reassert(desiredRetained()))
     }

@@ -210,14 +210,19 @@ struct RetainedMachineTests {
         #expect(machine.ledger == [hue])
     }
 
-    @Test("after a layout change old topics are cleared first, then what changed is published; the ledger follows")
+    @Test("after a layout change what changed is published first, in the tree's order, then old topics are cleared; the ledger follows")
     func reassert() {
         let renamed = "hg/home/room/lamp-2/lightbulb/on"
+        let reachable = "hg/home/room/lamp-2/$reachable"
+        let config = "homeassistant/device/homegate_lamp/config"
         var machine = Self.synchronised([(Self.on, "true"), (Self.brightness, "50")])
-        let actions = machine.reassert([renamed: Self.bytes("true"), Self.brightness: Self.bytes("50")])
-        #expect(actions == [.clear(Self.on), .publish(renamed, Self.bytes("true")), .record([renamed]), .forget([Self.on])])
-        #expect(machine.ledger == [renamed, Self.brightness] && machine.assertedCount == 2)
-        let changes = machine.reassert([renamed: Self.bytes("true"), Self.brightness: Self.bytes("50")])
+        let actions = machine.reassert([(reachable, Self.bytes("true")), (renamed, Self.bytes("true")), (Self.brightness, Self.bytes("50")),
+                                        (config, Self.bytes("{}"))])
+        #expect(actions == [.publish(reachable, Self.bytes("true")), .publish(renamed, Self.bytes("true")), .publish(config, Self.bytes("{}")),
+                            .clear(Self.on), .record([reachable, renamed, config]), .forget([Self.on])])
+        #expect(machine.ledger == [reachable, renamed, Self.brightness, config] && machine.assertedCount == 4)
+        let changes = machine.reassert([(reachable, Self.bytes("true")), (renamed, Self.bytes("true")), (Self.brightness, Self.bytes("50")),
+                                        (config, Self.bytes("{}"))])
         #expect(changes.isEmpty, "nothing changed")
     }
 

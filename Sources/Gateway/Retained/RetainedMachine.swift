@@ -218,11 +218,13 @@ struct RetainedMachine: Sendable {
     }
 
     /// After the layout changed (a rename, a move, a removal): the tree asserts exactly
-    /// `desired` now. Old topics are cleared first, then what changed is published.
-    mutating func reassert(_ desired: [String: [UInt8]]) -> [Action] {
+    /// `desired` now. What changed is published first, in `desired`'s order (an accessory's
+    /// `$reachable` and values before its Home Assistant discovery config, so that Home Assistant
+    /// finds the moved availability and state retained when the config sends it there, and never
+    /// shows the entity unavailable), then the old topics are cleared.
+    mutating func reassert(_ desired: [(topic: String, payload: [UInt8])]) -> [Action] {
         let ledger = ledgerLeftovers.union(asserted.keys)
-        let stale = Set(asserted.keys.filter { desired[$0] == nil })
-        var actions = stale.map(Action.clear)
+        var actions: [Action] = []
         var next: [String: PayloadDigest] = [:]
         next.reserveCapacity(desired.count)
         for (topic, payload) in desired {
@@ -230,9 +232,11 @@ struct RetainedMachine: Sendable {
             next[topic] = digest
             if asserted[topic] != digest { actions.append(.publish(topic, payload)) }
         }
+        let stale = Set(asserted.keys.filter { next[$0] == nil })
+        actions += stale.map(Action.clear)
         asserted = next
         ledgerLeftovers = ledger.filter { asserted[$0] == nil && !stale.contains($0) }
-        return actions + ledgerChanges(added: Set(desired.keys).subtracting(ledger), removed: stale.intersection(ledger))
+        return actions + ledgerChanges(added: Set(next.keys).subtracting(ledger), removed: stale.intersection(ledger))
     }
 
     // MARK: `$layout`

@@ -40,10 +40,12 @@ final class EngineHarness: Sendable {
     }
 
     /// Starts the engine on the lab's home and waits until it has published the tree.
-    init(writeTimeout: Duration = .seconds(10), queueLimit: Int = 1000, latency: Duration = .seconds(1)) async throws {
+    /// - Parameter homeAssistantPrefix: Home Assistant discovery on, with this prefix.
+    init(writeTimeout: Duration = .seconds(10), queueLimit: Int = 1000, latency: Duration = .seconds(1), homeAssistantPrefix: String? = nil) async throws {
         let (home, devices) = try Self.labHome(latency: latency)
         simulator = Simulator(devices: devices, clock: clock, seed: 1)
-        let configuration = Gateway.Configuration(baseTopic: try TopicName(base), writeTimeout: writeTimeout, queueLimit: queueLimit, clock: clock)
+        var configuration = Gateway.Configuration(baseTopic: try TopicName(base), writeTimeout: writeTimeout, queueLimit: queueLimit, clock: clock)
+        configuration.homeAssistantPrefix = homeAssistantPrefix
         gateway = Gateway(configuration: configuration, bus: bus, driver: simulator, simulator: simulator, store: nil, homes: [home],
                           logger: Logger(label: "engine-tests") { _ in SwiftLogNoOpLogHandler() })
         let gateway = gateway
