@@ -624,6 +624,125 @@ import HomeModel
         #expect(try entity("carbon-dioxide-level")["state_class"]?.stringValue == "measurement")
     }
 
+    /// `accessory` with its service of `type` changed by `change`.
+    static func changing(_ accessory: Accessory, _ type: String, _ change: (inout Service) -> Void) throws -> Accessory {
+        var accessory = accessory
+        let index = try #require(accessory.services.firstIndex { $0.type == type })
+        change(&accessory.services[index])
+        return accessory
+    }
+
+    @Test func threadStatusAndCapabilitiesAreDiagnosticEnumSensorsShowingHomeAssistantsWordForTheMostImportantBit() throws {
+        var thread = try Self.accessory("sim-bulb", "Bulb", services: [ServiceBlueprint(type: "thread-transport")])
+        thread = try Self.changing(thread, "thread-transport") { service in
+            for index in service.characteristics.indices {
+                switch service.characteristics[index].type {
+                case "thread-status": service.characteristics[index].value = .uint(16)
+                case "thread-node-capabilities": service.characteristics[index].value = .uint(12)
+                default: break
+                }
+            }
+        }
+        let components = try #require(Self.config(thread)?.payload["components"])
+        func entity(_ name: String) throws -> JSON { try #require(components.keys.first { $0.hasPrefix(name + "_") }.flatMap { components[$0] }, "\(name)") }
+        let status = try entity("thread-status")
+        let topic = "\(Self.living)/bulb/thread-transport"
+        #expect(status["platform"]?.stringValue == "sensor" && status["device_class"]?.stringValue == "enum")
+        #expect(status["entity_category"]?.stringValue == "diagnostic" && status["name"]?.stringValue == "Thread Status")
+        #expect(status["state_class"] == nil && status["unit_of_measurement"] == nil)
+        #expect(status["state_topic"]?.stringValue == "\(topic)/thread-status")
+        #expect(status["options"]?.text == #"["Border Router","Leader","Router","Child","Joining","Detached","Disabled"]"#)
+        #expect(status["value_template"]?.stringValue == """
+            {% set bits = value | int(0) %}{% if value == '' %}None{% elif bits | bitwise_and(64) %}Border Router\
+            {% elif bits | bitwise_and(32) %}Leader{% elif bits | bitwise_and(16) %}Router{% elif bits | bitwise_and(8) %}Child\
+            {% elif bits | bitwise_and(4) %}Joining{% elif bits | bitwise_and(2) %}Detached{% else %}Disabled{% endif %}
+            """)
+        let capabilities = try entity("thread-node-capabilities")
+        #expect(capabilities["name"]?.stringValue == "Thread Capabilities" && capabilities["entity_category"]?.stringValue == "diagnostic")
+        #expect(capabilities["device_class"]?.stringValue == "enum")
+        // Home Assistant's order: border router capable, router eligible, full, minimal (bit 0), sleepy (bit 1).
+        #expect(capabilities["options"]?.text == """
+            ["Border Router Capable","Router Eligible End Device","Full End Device","Minimal End Device","Sleepy End Device"]
+            """)
+        #expect(capabilities["value_template"]?.stringValue?.contains(
+            "{% elif bits | bitwise_and(1) %}Minimal End Device{% elif bits | bitwise_and(2) %}Sleepy End Device{% else %}None{% endif %}") == true)
+        // No button to provision Thread credentials: the gateway has none.
+        #expect(!components.keys.contains { $0.hasPrefix("thread-control-point") })
+    }
+
+    @Test func theWordsOfThreadBitsFollowHomeAssistantsPrecedence() {
+        // What the template picks, computed the same way: the first word whose bit is set.
+        guard case .flags(let words, let otherwise)? = ComponentBuilder.standardEntities["thread-status"]?.kind else {
+            Issue.record("thread-status is not a bit field")
+            return
+        }
+        func word(_ value: Int) -> String { words.first { value & $0.bit != 0 }?.word ?? otherwise }
+        #expect(word(0x40 | 0x20 | 0x10) == "Border Router")
+        #expect(word(0x20 | 0x10) == "Leader")
+        #expect(word(0x10) == "Router" && word(0x08) == "Child" && word(0x04) == "Joining" && word(0x02) == "Detached")
+        #expect(word(0x01) == "Disabled" && word(0) == "Disabled")
+    }
+
+    @Test func aHeaterCoolerWithoutActiveOrThresholdsIsAClimateOfItsTargetStateAndTargetTemperature() throws {
+        // As Home Assistant's own HomeKit bridge makes one (homekit_controller's fixture
+        // home_assistant_bridge_heater_cooler): no `active`, no thresholds, a target temperature.
+        var cooler = try Self.accessory("sim-cooler", "Cooler", services: [ServiceBlueprint(type: "heater-cooler")])
+        cooler = try Self.changing(cooler, "heater-cooler") { service in
+            service.characteristics.removeAll { $0.type == "active" }
+        }
+        let standard = try #require(Catalog.standard.characteristic("target-temperature"))
+        var target = Characteristic(iid: 99, standard: standard, value: .float(20))
+        target.minValue = 16
+        target.maxValue = 30
+        target.minStep = 0.1
+        cooler = try Self.changing(cooler, "heater-cooler") { $0.characteristics.append(target) }
+        let components = try #require(Self.config(cooler)?.payload["components"])
+        let climate = try #require(components["heater-cooler_8"])
+        let topic = "\(Self.living)/cooler/heater-cooler"
+        #expect(climate["platform"]?.stringValue == "climate")
+        #expect(climate["modes"]?.text == #"["heat_cool","heat","cool"]"#, "no off without active")
+        #expect(climate["mode_command_topic"]?.stringValue == "\(topic)/target-heater-cooler-state/set")
+        #expect(climate["mode_command_template"]?.stringValue == "{% if value == 'heat_cool' %}0{% elif value == 'heat' %}1{% elif value == 'cool' %}2{% endif %}")
+        #expect(climate["power_command_topic"] == nil)
+        #expect(climate["temperature_command_topic"]?.stringValue == "\(topic)/target-temperature/set")
+        #expect(climate["temperature_state_topic"]?.stringValue == "\(topic)/target-temperature")
+        #expect(climate["min_temp"] == .double(16) && climate["max_temp"] == .double(30) && climate["temp_step"] == .double(0.1))
+        #expect(climate["temperature_low_command_topic"] == nil)
+        #expect(climate["current_temperature_topic"]?.stringValue == "\(topic)/current-temperature")
+    }
+
+    @Test func aTelevisionIsAPowerSwitchAnInputSourceSelectAndRemoteKeyButtons() throws {
+        var tv = try Self.accessory("sim-tv", "TV", services: [
+            ServiceBlueprint(type: "television", name: "Living Room TV", characteristics: ["remote-key": nil, "active-identifier": .uint(2)]),
+            ServiceBlueprint(type: "input-source", name: "HDMI 1", characteristics: ["identifier": .uint(1), "configured-name": .string("Console")]),
+            ServiceBlueprint(type: "input-source", name: "HDMI 2", characteristics: ["identifier": .uint(2), "configured-name": .string("Dad's \\ Box")]),
+            ServiceBlueprint(type: "input-source", name: "Unlinked", characteristics: ["identifier": .uint(3)]),
+        ])
+        let sources = tv.services.filter { $0.type == "input-source" }.map(\.iid)
+        tv = try Self.changing(tv, "television") { $0.linked = Array(sources.prefix(2)) }
+        let components = try #require(Self.config(tv)?.payload["components"])
+        let topic = "\(Self.living)/tv/television"
+        let power = try #require(components["television_8"])
+        #expect(power["platform"]?.stringValue == "switch" && power["command_topic"]?.stringValue == "\(topic)/active/set")
+        #expect(power["name"]?.stringValue == "Living Room TV")
+
+        let select = try #require(components.keys.first { $0.hasPrefix("active-identifier_") }.flatMap { components[$0] })
+        #expect(select["platform"]?.stringValue == "select" && select["name"]?.stringValue == "Input Source")
+        #expect(select["state_topic"]?.stringValue == "\(topic)/active-identifier")
+        #expect(select["command_topic"]?.stringValue == "\(topic)/active-identifier/set")
+        #expect(select["options"]?.text == #"["Console","Dad's \\ Box"]"#)
+        #expect(select["value_template"]?.stringValue == #"{% if value == '1' %}{{ 'Console' }}{% elif value == '2' %}{{ 'Dad\'s \\ Box' }}{% else %}None{% endif %}"#)
+        #expect(select["command_template"]?.stringValue == #"{% if value == 'Console' %}1{% elif value == 'Dad\'s \\ Box' %}2{% endif %}"#)
+
+        let buttons = components.keys.filter { $0.hasPrefix("remote-key_") }.compactMap { components[$0] }
+        #expect(Set(buttons.compactMap { $0["name"]?.stringValue }) == ["Arrow Up", "Arrow Down", "Arrow Left", "Arrow Right", "Select", "Back", "Exit",
+                                                                        "Play/Pause", "Information"])
+        #expect(buttons.allSatisfy { $0["platform"]?.stringValue == "button" && $0["command_topic"]?.stringValue == "\(topic)/remote-key/set" })
+        let information = try #require(buttons.first { $0["name"]?.stringValue == "Information" })
+        #expect(information["payload_press"]?.stringValue == "15")
+        #expect(Set(buttons.compactMap { $0["unique_id"]?.stringValue }).count == buttons.count)
+    }
+
     @Test func everyTopicIsAValueTopicAndEveryCommandTopicAWritableOnesSet() throws {
         let bridge = try Self.accessory("sim-bridge", "Bridge", category: .bridge, services: [])
         let accessories = try [
@@ -644,7 +763,8 @@ import HomeModel
                                                           ServiceBlueprint(type: "fanv2", characteristics: ["rotation-speed": nil, "swing-mode": nil]),
                                                           ServiceBlueprint(type: "air-purifier", characteristics: ["rotation-speed": nil])]),
             Self.accessory("sim-others", "Others", services: ["security-system", "valve", "faucet", "irrigation-system", "stateless-programmable-switch",
-                                                              "doorbell", "filter-maintenance"].map { ServiceBlueprint(type: $0) }),
+                                                              "doorbell", "filter-maintenance", "thread-transport"].map { ServiceBlueprint(type: $0) }
+                                                             + [ServiceBlueprint(type: "television", characteristics: ["remote-key": nil])]),
         ] + [bridge]
         let home = Self.home(accessories)
         let map = TopicMap(base: "homegate", homes: [home])

@@ -22,6 +22,9 @@ extension ComponentBuilder {
             case select
             /// A write-only trigger: `true` written on press.
             case button
+            /// A bit field shown as the one word its most important bit names (Home Assistant's
+            /// `enum` sensor): the words in order of importance, and the word when no bit is set.
+            case flags([(bit: Int, word: String)], otherwise: String)
         }
 
         let kind: Kind
@@ -63,6 +66,15 @@ extension ComponentBuilder {
         "lock-physical-controls": Entity(kind: .toggle, name: "Lock Physical Controls", category: "config"),
         "mute": Entity(kind: .toggle, name: "Mute", category: "config"),
         "temperature-display-units": Entity(kind: .select, name: "Temperature Display Units", category: "config"),
+        // The Thread Management service's status and node capabilities are bit fields; Home
+        // Assistant's own integration shows the most important bit's word (a border router is
+        // also a router, it shows Border Router). The words are its English ones.
+        "thread-status": Entity(kind: .flags([(64, "Border Router"), (32, "Leader"), (16, "Router"), (8, "Child"), (4, "Joining"),
+                                              (2, "Detached")], otherwise: "Disabled"),
+                                name: "Thread Status", category: "diagnostic"),
+        "thread-node-capabilities": Entity(kind: .flags([(16, "Border Router Capable"), (8, "Router Eligible End Device"), (4, "Full End Device"),
+                                                         (1, "Minimal End Device"), (2, "Sleepy End Device")], otherwise: "None"),
+                                           name: "Thread Capabilities", category: "diagnostic"),
     ]
 
     /// Vendor characteristics, by the catalog's vendor name.
@@ -110,8 +122,62 @@ extension ComponentBuilder {
                 components.append(("\(name)_\(characteristic.iid)", component))
             }
             if let mode = ecobeeMode(service) { components.append(mode) }
+            if service.type == "television" { components += televisionControls(service) }
         }
         return components
+    }
+
+    /// The keys of a television's remote (`remote-key`) that get a button, with their names.
+    static let remoteKeys: [(value: Double, name: String)] = [
+        (4, "Arrow Up"), (5, "Arrow Down"), (6, "Arrow Left"), (7, "Arrow Right"), (8, "Select"), (9, "Back"), (10, "Exit"),
+        (11, "Play/Pause"), (15, "Information"),
+    ]
+
+    /// A television's controls besides its power switch (the service's own component), as Home
+    /// Assistant's MQTT integration, which has no media player, can show them: the input source
+    /// as a select (`active-identifier`, the options the `configured-name`s of the input sources
+    /// linked to the television, as they were when the config was made), and a button per
+    /// remote key.
+    private func televisionControls(_ service: Service) -> [(String, [String: JSON])] {
+        var components: [(String, [String: JSON])] = []
+        if let active = service.characteristic(ofType: "active-identifier"), active.isReadable, active.isWritable, let state = topic(active) {
+            var sources: [(identifier: String, name: String)] = []
+            for source in accessory.services where source.type == "input-source" && service.linked.contains(source.iid) {
+                guard let identifier = source.characteristic(ofType: "identifier")?.value?.number else { continue }
+                var configured: String?
+                if case .string(let text)? = source.characteristic(ofType: "configured-name")?.value { configured = text }
+                guard let name = configured ?? source.name, !name.isEmpty, !sources.contains(where: { $0.name == name }) else { continue }
+                sources.append((Value.format(identifier), name))
+            }
+            if !sources.isEmpty {
+                var show = ""
+                var write = ""
+                for (index, source) in sources.enumerated() {
+                    let keyword = index == 0 ? "if" : "elif"
+                    show += "{% \(keyword) value == '\(source.identifier)' %}{{ \(Self.literal(source.name)) }}"
+                    write += "{% \(keyword) value == \(Self.literal(source.name)) %}\(source.identifier)"
+                }
+                components.append(("active-identifier_\(active.iid)", [
+                    "platform": "select", "name": "Input Source", "state_topic": .string(state), "command_topic": .string(state + "/set"),
+                    "options": .array(sources.map { JSON.string($0.name) }),
+                    "value_template": .string(show + "{% else %}None{% endif %}"), "command_template": .string(write + "{% endif %}"),
+                ]))
+            }
+        }
+        if let key = service.characteristic(ofType: "remote-key"), key.isWritable, let command = topic(key) {
+            for (value, name) in Self.remoteKeys
+            where key.validValues?.contains(value) ?? (value >= (key.minValue ?? 0) && value <= (key.maxValue ?? 16)) {
+                components.append(("remote-key_\(key.iid)_\(Value.format(value))", [
+                    "platform": "button", "name": .string(name), "command_topic": .string(command + "/set"), "payload_press": .string(Value.format(value)),
+                ]))
+            }
+        }
+        return components
+    }
+
+    /// `text` as a Jinja string literal.
+    static func literal(_ text: String) -> String {
+        "'" + text.replacing("\\", with: "\\\\").replacing("'", with: "\\'") + "'"
     }
 
     private func component(_ entity: Entity, _ characteristic: Characteristic) -> [String: JSON]? {
@@ -151,7 +217,22 @@ extension ComponentBuilder {
         case .button:
             guard let command else { return nil }
             return ["platform": "button", "command_topic": .string(command), "payload_press": "true"]
+        case .flags(let words, let otherwise):
+            guard let state else { return nil }
+            // "None" is MQTT's payload for no state, so it is no option (a device without any
+            // capability shows unknown).
+            let options = (words.map(\.word) + [otherwise]).filter { $0 != "None" }
+            return ["platform": "sensor", "device_class": "enum", "state_topic": .string(state),
+                    "options": .array(options.map { JSON.string($0) }), "value_template": .string(Self.flagsTemplate(words, otherwise: otherwise))]
         }
+    }
+
+    /// A Jinja template from a bit field to the word of its most important bit set, `otherwise`
+    /// when none is; an empty payload (a topic cleared after a rename) renders `None`, no state.
+    static func flagsTemplate(_ words: [(bit: Int, word: String)], otherwise: String) -> String {
+        var text = "{% set bits = value | int(0) %}{% if value == '' %}None"
+        for (bit, word) in words { text += "{% elif bits | bitwise_and(\(bit)) %}\(word)" }
+        return text + "{% else %}\(otherwise){% endif %}"
     }
 
     /// An ecobee's comfort setting: its `current-mode` (home, sleep, away) shown, and a choice

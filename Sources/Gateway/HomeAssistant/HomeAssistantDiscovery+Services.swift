@@ -181,14 +181,7 @@ struct ComponentBuilder {
             component["mode_command_topic"] = .string(command)
             component["mode_command_template"] = .string(Self.template(pairs.map { ($0.1, $0.0) }))
         }
-        if let target = service.characteristic(ofType: "target-temperature"),
-           let state = stateTopic(service, "target-temperature"), let command = commandTopic(service, "target-temperature") {
-            component["temperature_state_topic"] = .string(state)
-            component["temperature_command_topic"] = .string(command)
-            if let minValue = target.minValue { component["min_temp"] = .double(minValue) }
-            if let maxValue = target.maxValue { component["max_temp"] = .double(maxValue) }
-            if let step = target.minStep, step > 0 { component["temp_step"] = .double(step) }
-        }
+        addTargetTemperature(service, to: &component)
         addRange(service, to: &component)
         addTargetHumidity(service, to: &component)
         guard component["mode_command_topic"] != nil || component["temperature_command_topic"] != nil else { return nil }
@@ -199,6 +192,17 @@ struct ComponentBuilder {
             component["action_template"] = .string(Self.template([("0", "idle"), ("1", "heating"), ("2", "cooling")]))
         }
         return component
+    }
+
+    /// `target-temperature`, with its bounds and step.
+    private func addTargetTemperature(_ service: Service, to component: inout [String: JSON]) {
+        guard let target = service.characteristic(ofType: "target-temperature"),
+              let state = stateTopic(service, "target-temperature"), let command = commandTopic(service, "target-temperature") else { return }
+        component["temperature_state_topic"] = .string(state)
+        component["temperature_command_topic"] = .string(command)
+        if let minValue = target.minValue { component["min_temp"] = .double(minValue) }
+        if let maxValue = target.maxValue { component["max_temp"] = .double(maxValue) }
+        if let step = target.minStep, step > 0 { component["temp_step"] = .double(step) }
     }
 
     /// The heating and cooling thresholds as Home Assistant's low and high target temperatures
@@ -265,22 +269,38 @@ struct ComponentBuilder {
     /// (0 inactive: off, 1 idle, 2 heating, 3 cooling); swing from `swing-mode`. Home
     /// Assistant's mode state reads only the target state, so a heater-cooler switched off shows
     /// its last mode with the action off.
+    ///
+    /// A heater-cooler without `active` (Home Assistant's own HomeKit bridge makes them, its
+    /// `active` on a linked fan) has no off: its modes are written to the target state alone.
+    /// Without thresholds, a `target-temperature` it has is the target temperature.
     private func heaterCooler(_ service: Service) -> [String: JSON]? {
-        guard let serviceTopic = topic(service), let active = commandTopic(service, "active"),
-              let target = service.characteristic(ofType: "target-heater-cooler-state"),
-              let state = stateTopic(service, "target-heater-cooler-state"), commandTopic(service, "target-heater-cooler-state") != nil else { return nil }
+        guard let serviceTopic = topic(service), let target = service.characteristic(ofType: "target-heater-cooler-state"),
+              let state = stateTopic(service, "target-heater-cooler-state"),
+              let targetCommand = commandTopic(service, "target-heater-cooler-state") else { return nil }
         let names: [(value: Double, mode: String)] = [(0, "heat_cool"), (1, "heat"), (2, "cool")]
         let valid = names.filter { target.validValues?.contains($0.value) ?? ($0.value >= (target.minValue ?? 0) && $0.value <= (target.maxValue ?? 2)) }
-        var command: [(String, String)] = [("off", #"{"active": 0}"#)]
-        command += valid.map { ($0.mode, #"{"active": 1, "target-heater-cooler-state": \#(Value.format($0.value))}"#) }
         var component: [String: JSON] = [
             "platform": "climate", "temperature_unit": "C",
-            "modes": .array([JSON.string("off")] + valid.map { JSON.string($0.mode) }),
             "mode_state_topic": .string(state), "mode_state_template": .string(Self.template(valid.map { (Value.format($0.value), $0.mode) })),
-            "mode_command_topic": .string("\(serviceTopic)/set"), "mode_command_template": .string(Self.template(command)),
-            "power_command_topic": .string(active), "payload_on": "1", "payload_off": "0",
         ]
+        if let active = commandTopic(service, "active") {
+            var command: [(String, String)] = [("off", #"{"active": 0}"#)]
+            command += valid.map { ($0.mode, #"{"active": 1, "target-heater-cooler-state": \#(Value.format($0.value))}"#) }
+            component["modes"] = .array([JSON.string("off")] + valid.map { JSON.string($0.mode) })
+            component["mode_command_topic"] = .string("\(serviceTopic)/set")
+            component["mode_command_template"] = .string(Self.template(command))
+            component["power_command_topic"] = .string(active)
+            component["payload_on"] = "1"
+            component["payload_off"] = "0"
+        } else {
+            component["modes"] = .array(valid.map { JSON.string($0.mode) })
+            component["mode_command_topic"] = .string(targetCommand)
+            component["mode_command_template"] = .string(Self.template(valid.map { ($0.mode, Value.format($0.value)) }))
+        }
         addRange(service, to: &component)
+        if component["temperature_low_command_topic"] == nil, component["temperature_high_command_topic"] == nil {
+            addTargetTemperature(service, to: &component)
+        }
         if let current = stateTopic(service, "current-temperature") { component["current_temperature_topic"] = .string(current) }
         if let action = stateTopic(service, "current-heater-cooler-state") {
             component["action_topic"] = .string(action)
