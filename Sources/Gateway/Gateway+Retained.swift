@@ -87,7 +87,13 @@ extension Gateway {
                                  _ body: (String, [UInt8]) -> Void) {
         guard let topic = map.topic(of: .accessory(home.id, accessory.id)) else { return }
         body("\(topic)/$meta", metaPayload(accessory, in: home, index: index))
-        body("\(topic)/$reachable", Array((accessory.isReachable ? "true" : "false").utf8))
+        let reachable = Array((accessory.isReachable ? "true" : "false").utf8)
+        body("\(topic)/$reachable", reachable)
+        // Home Assistant's copy of `$reachable`, before the config that points at it.
+        let discovery = discoveryConfig(accessory, in: home, index: index)
+        if discovery != nil, let prefix = configuration.homeAssistantPrefix {
+            body(HomeAssistantDiscovery.reachabilityTopic(for: accessory.id, prefix: prefix), reachable)
+        }
         for service in accessory.visibleServices {
             if configuration.output.perService, let (serviceTopic, payload) = servicePayload(service, of: accessory, home: home.id) {
                 body(serviceTopic, payload)
@@ -107,9 +113,7 @@ extension Gateway {
                 if let label = ValueLabels.of(characteristic)?.label(of: value) { body("\(valueTopic)/label", Array(label.utf8)) }
             }
         }
-        if let discovery = discoveryConfig(accessory, in: home, index: index) {
-            body(discovery.topic, discovery.payload)
-        }
+        if let discovery { body(discovery.topic, discovery.payload) }
     }
 
     /// Everything the gateway asserts, retained, in order (``forEachRetained(_:)`` collected).
@@ -194,7 +198,13 @@ extension Gateway {
 
     func publishReachability(of accessory: Accessory, home: HomeID) {
         guard let topic = map.topic(of: .accessory(home, accessory.id)) else { return }
-        assertRetained("\(topic)/$reachable", Array((accessory.isReachable ? "true" : "false").utf8))
+        let reachable = Array((accessory.isReachable ? "true" : "false").utf8)
+        assertRetained("\(topic)/$reachable", reachable)
+        // Home Assistant's copy, for an accessory that has a discovery config.
+        if let prefix = configuration.homeAssistantPrefix {
+            let copy = HomeAssistantDiscovery.reachabilityTopic(for: accessory.id, prefix: prefix)
+            if retained.isAsserted(copy) { assertRetained(copy, reachable) }
+        }
     }
 
     /// Publishes a retained topic if its payload changed, and records it in the ledger.

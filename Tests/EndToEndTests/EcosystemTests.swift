@@ -79,7 +79,12 @@ struct EcosystemTests {
         let availability = try #require((lamp["availability"] ?? lamp["avty"]) as? [[String: Any]])
         let availabilityTopics = availability.compactMap { ($0["topic"] ?? $0["t"]) as? String }
         #expect(availabilityTopics.contains("homegate/$state"))
-        #expect(availabilityTopics.contains("homegate/demo-home/living-room/floor-lamp/$reachable"))
+        #expect(availabilityTopics.contains("homeassistant/device/homegate_sim-lamp-1/reachable"))
+        let probe = try await TestClient.connect(TestClient.configuration(fixture.broker.url, id: "ha-reachable"))
+        try await probe.subscribe("homeassistant/device/homegate_sim-lamp-1/reachable")
+        let reachable = try await probe.inbox.first(on: "homeassistant/device/homegate_sim-lamp-1/reachable")
+        await probe.stop()
+        #expect(reachable.retain && reachable.payloadString == "true", "Home Assistant's copy of $reachable, retained")
         let light = try #require(Self.components(lamp).first { ($0["platform"] ?? $0["p"]) as? String == "light" })
         #expect((light["command_topic"] ?? light["cmd_t"]) as? String == "homegate/demo-home/living-room/floor-lamp/lightbulb/on/set")
         #expect((light["state_topic"] ?? light["stat_t"]) as? String == "homegate/demo-home/living-room/floor-lamp/lightbulb/on")

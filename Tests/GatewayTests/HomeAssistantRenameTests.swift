@@ -31,5 +31,30 @@ import MQTT
         let cleared = try #require(sent.firstIndex(of: "homegate/lab/office/lamp/$reachable"), "\(sent)")
         #expect(reachable < published && on < published, "\(sent)")
         #expect(published < cleared, "\(sent)")
+        // Home Assistant's availability topic is the accessory id's: unchanged, so not sent again.
+        #expect(!sent.contains("homeassistant/device/homegate_lamp/reachable"), "\(sent)")
+        #expect(harness.bus.sent.value.contains { $0.topic.string == "homeassistant/device/homegate_lamp/reachable" && $0.retain })
+    }
+
+    @Test("Home Assistant's copy of $reachable follows the accessory's reachability, and goes with its config")
+    func reachabilityCopy() async throws {
+        let harness = try await EngineHarness(homeAssistantPrefix: "homeassistant")
+        defer { Task { await harness.stop() } }
+        let copy = "homeassistant/device/homegate_lamp/reachable"
+        let first = try await harness.bus.next(on: copy)
+        #expect(String(decoding: first.payload, as: UTF8.self) == "true" && first.retain)
+        let sent = harness.bus.sent.value.filter(\.retain).map(\.topic.string)
+        let config = try #require(sent.firstIndex(of: "homeassistant/device/homegate_lamp/config"))
+        #expect(try #require(sent.firstIndex(of: copy)) < config, "published before the config that points at it")
+
+        try await harness.simulator.setReachable("lamp", false)
+        let second = try await harness.bus.next(on: copy, after: 1)
+        #expect(String(decoding: second.payload, as: UTF8.self) == "false")
+
+        var (home, _) = try EngineHarness.labHome(latency: .seconds(1))
+        home.accessories.removeAll { $0.id == "lamp" }
+        await harness.gateway.reload(homes: [home])
+        let removed = try await harness.bus.next(on: copy, after: 2)
+        #expect(removed.payload.isEmpty && removed.retain, "cleared with the accessory")
     }
 }

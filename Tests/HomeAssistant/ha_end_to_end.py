@@ -10,7 +10,8 @@ MQTT integration through /api/config/config_entries/flow, pairs the zoo's device
 reads the registries over the websocket API. It checks:
 
 1. every zoo device gets the entities homekit_controller makes for it, per domain
-   (Tests/Fixtures/hap/zoo/homekit_controller_entities.tsv, less what is left out on purpose);
+   (Tests/Fixtures/hap/zoo/homekit_controller_entities.tsv, less what is left out on purpose),
+   and shows homekit_controller's words (Thread status and capabilities, a TV's input source);
 2. the demo's colour lamp takes colour: light.turn_on with hs_color reaches hue and saturation,
    retained, and Home Assistant shows the colour;
 3. a renamed accessory shows only its new name, and its entity is never unavailable (nor its state
@@ -213,6 +214,23 @@ async def checks(run, devices):
             return True if not missing else missing
         await run.eventually(zoo_complete, "every zoo device's entities in Home Assistant", 120)
         log(f"1. every zoo device has homekit_controller's entities in Home Assistant ({len(reference)} entities, {len(devices)} devices)")
+
+        # 1b. Words as homekit_controller shows them: the Airversa's Thread status (16: Router) and
+        # capabilities (12: Router Eligible End Device); the LG TV's input (identifier 6: HDMI 4).
+        async def shown_words():
+            entities = await homegate_entities()
+            wanted = {("airversa_ap2", "_thread-status_117"): "Router",
+                      ("airversa_ap2", "_thread-node-capabilities_115"): "Router Eligible End Device",
+                      ("lg_tv", "_active-identifier_53"): "HDMI 4"}
+            seen = {}
+            for (fixture, suffix), word in wanted.items():
+                prefix = "homegate_hap-" + devices[fixture][0].lower().replace(":", "") + "-"
+                entity = next((entity for entity in entities if entity["unique_id"].startswith(prefix) and entity["unique_id"].endswith(suffix)), None)
+                state = (await run.rest(session, "GET", f"/api/states/{entity['entity_id']}"))["state"] if entity else None
+                seen[fixture + suffix] = state
+            return True if list(seen.values()) == list(wanted.values()) else seen
+        await run.eventually(shown_words, "the Thread sensors' and the TV input's words", 30)
+        log("1b. Airversa AP2: Thread Status Router, Thread Capabilities Router Eligible End Device; LG TV: Input Source HDMI 4")
 
         # 2. Colour.
         async def lamp_entity():

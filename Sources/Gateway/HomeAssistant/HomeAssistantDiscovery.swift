@@ -12,7 +12,12 @@ import Wire
 /// or a move changes names and the topics inside the config, never what Home Assistant keys its
 /// registries by. The topics are the gateway's own: a characteristic's value topic is the state
 /// topic (JSON scalars: `true`, `1`, `21.5`), `<value topic>/set` the command topic. A component
-/// is available while both the gateway (`<base>/$state`) and the accessory (`$reachable`) are.
+/// is available while both the gateway (`<base>/$state`) and the accessory are: its reachability
+/// for Home Assistant is `<prefix>/device/homegate_<id>/reachable`
+/// (``reachabilityTopic(for:prefix:)``), the accessory's `$reachable` on a topic that a rename or
+/// a move does not change. (Home Assistant takes an entity whose availability topic changed as
+/// unavailable until that topic's first message: with `$reachable`, whose topic follows the
+/// accessory's name, every rename made the entities unavailable for a moment.)
 enum HomeAssistantDiscovery {
     /// `origin`: the software that publishes the configs.
     static let originName = "HomeGate"
@@ -30,8 +35,9 @@ enum HomeAssistantDiscovery {
     ///   - bridgeID: the accessory's bridge, for `via_device`.
     static func config(for accessory: Accessory, in home: Home, map: TopicMap, base: String, prefix: String, roomName: String,
                        bridgeID: AccessoryID?) -> (topic: String, payload: JSON)? {
-        guard let accessoryTopic = map.topic(of: .accessory(home.id, accessory.id)) else { return nil }
+        guard map.topic(of: .accessory(home.id, accessory.id)) != nil else { return nil }
         let objectID = Self.objectID(of: accessory.id)
+        let reachable = reachabilityTopic(for: accessory.id, prefix: prefix)
         let builder = ComponentBuilder(accessory: accessory, home: home.id, map: map)
         var components: [String: JSON] = [:]
         for service in accessory.visibleServices {
@@ -62,7 +68,7 @@ enum HomeAssistantDiscovery {
             components["reachable"] = .object([
                 "platform": "binary_sensor", "unique_id": .string("\(objectID)_reachable"), "qos": 1,
                 "device_class": "connectivity", "entity_category": "diagnostic",
-                "state_topic": .string("\(accessoryTopic)/$reachable"), "payload_on": "true", "payload_off": "false",
+                "state_topic": .string(reachable), "payload_on": "true", "payload_off": "false",
                 // Its own availability: unreachable is its state, not a reason to be unavailable.
                 "availability": [gatewayAvailability(base: base)],
             ])
@@ -82,7 +88,7 @@ enum HomeAssistantDiscovery {
             "origin": .object(["name": .string(originName), "sw_version": .string(originVersion)]),
             "availability": [
                 gatewayAvailability(base: base),
-                .object(["topic": .string("\(accessoryTopic)/$reachable"), "payload_available": "true", "payload_not_available": "false"]),
+                .object(["topic": .string(reachable), "payload_available": "true", "payload_not_available": "false"]),
             ],
             "availability_mode": "all",
             "components": .object(components),
@@ -93,6 +99,13 @@ enum HomeAssistantDiscovery {
     /// The discovery topic of an accessory (also where an empty retained message removes it).
     static func topic(for id: AccessoryID, prefix: String) -> String {
         "\(prefix)/device/\(objectID(of: id))/config"
+    }
+
+    /// Where the gateway keeps an accessory's reachability for Home Assistant, retained, as its
+    /// `$reachable` (`true`, `false`), beside its config: a topic of its id, which no rename or
+    /// move changes.
+    static func reachabilityTopic(for id: AccessoryID, prefix: String) -> String {
+        "\(prefix)/device/\(objectID(of: id))/reachable"
     }
 
     /// `homegate_` and the accessory's id in the characters Home Assistant allows

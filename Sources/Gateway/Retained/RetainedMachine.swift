@@ -287,6 +287,9 @@ struct RetainedMachine: Sendable {
     /// How many topics are asserted.
     var assertedCount: Int { asserted.count }
 
+    /// Whether the tree asserts `topic` now.
+    func isAsserted(_ topic: String) -> Bool { asserted[topic] != nil }
+
     /// The topics the ledger holds (asserted, and left from before).
     var ledger: Set<String> { ledgerLeftovers.union(asserted.keys) }
 
