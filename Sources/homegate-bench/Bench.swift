@@ -10,8 +10,10 @@ import Harness
 /// `--scale-messages N` (round trips per home size, default 1000), `--hap-iterations N` (HAP
 /// pair-verifies, reads and writes per controller, default 500), `--output FILE` (default
 /// BENCHMARKS.md; `-` prints instead), `--cpu-sets N` (sets over which CPU time is read from
-/// `/proc`, default 10000), `--only echo,set,cpu,fanout,scale,hap` (some sections; the set and CPU
-/// sections bring the echo baseline along), `--quick` (small counts, for the test suite).
+/// `/proc`, default 10000), `--many N` (HAP devices in the many-devices section, default 100),
+/// `--many-rounds N` (sets per device there, one at a time, default 10), `--only
+/// echo,set,cpu,fanout,scale,hap,many` (some sections; the set and CPU sections bring the echo
+/// baseline along), `--quick` (small counts, for the test suite).
 @main
 enum Bench {
     struct Options {
@@ -23,11 +25,13 @@ enum Bench {
         var output = "BENCHMARKS.md"
         var hapIterations = 500
         var cpuSets = 10_000
+        var manyDevices = 100
+        var manyRounds = 10
         /// The sections to run; all when empty.
         var only: Set<Section> = []
 
         enum Section: String, CaseIterable {
-            case echo, set, cpu, fanout, scale, hap
+            case echo, set, cpu, fanout, scale, hap, many
         }
 
         func runs(_ section: Section) -> Bool {
@@ -55,6 +59,8 @@ enum Bench {
                 case "--output": output = try value()
                 case "--hap-iterations": hapIterations = try number()
                 case "--cpu-sets": cpuSets = try number()
+                case "--many": manyDevices = try number()
+                case "--many-rounds": manyRounds = try number()
                 case "--only":
                     for name in try value().split(separator: ",") {
                         guard let section = Section(rawValue: String(name)) else {
@@ -70,6 +76,8 @@ enum Bench {
                     scaleMessages = 20
                     hapIterations = 20
                     cpuSets = 100
+                    manyDevices = 10
+                    manyRounds = 2
                 default: throw FixtureError("unknown option \(argument); see the comment at the top of Sources/homegate-bench/Bench.swift")
                 }
             }
@@ -89,6 +97,10 @@ enum Bench {
 
     static func run(_ options: Options) async throws -> Results {
         var results = Results()
+        guard options.only != [.many] else {
+            results.many = try await ManyBench.run(devices: options.manyDevices, rounds: options.manyRounds)
+            return results
+        }
         let broker = try await Mosquitto.start()
         if options.runs(.echo) {
             log("broker echo round trip, QoS 1, \(options.messages) messages")
@@ -111,6 +123,7 @@ enum Bench {
         }
         await broker.stop()
         if options.runs(.hap) { results.hap = try await HAPBench.run(iterations: options.hapIterations) }
+        if options.runs(.many) { results.many = try await ManyBench.run(devices: options.manyDevices, rounds: options.manyRounds) }
         return results
     }
 
@@ -204,6 +217,7 @@ struct Results: Codable {
     var scale: [Scale] = []
     var hap: HAPBench.Figures?
     var cpu: CPUPerSet?
+    var many: ManyBench.Figures?
 }
 
 /// A generated home of `accessories` lightbulbs (5 characteristics each) run by the real gateway.

@@ -65,6 +65,7 @@ enum Report {
             lines += ["", "10,000 accessories\(largest.characteristicMeta ? "" : " without per-characteristic `$meta`"): all retained within 2 s: \(met(largest.readySeconds <= 2)); within 3x a plain client: \(met(largest.readyRatio <= 3)); memory <= 100 MB: \(met(largest.residentMegabytes <= 100)); set round trip within 10% of the 100-accessory home: \(met(smallest.map { largest.setRoundTrip.p50 <= 1.1 * $0.setRoundTrip.p50 } ?? false))"]
         }
         if let hap = results.hap { lines += hapLines(hap) }
+        if let many = results.many { lines += manyLines(many) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let json = (try? encoder.encode(results)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
@@ -97,6 +98,21 @@ enum Report {
         return ["", "HAP-python's own time per request (each request from its arrival to the answer handed to its socket, during our reads and writes): "
                 + "p50 \(ms(peer.p50)), p99 \(ms(peer.p99)). A read round trip spends \(ms(readAbove)) beyond it with ours and \(ms(theirsAbove)) with aiohomekit "
                 + "(the two controllers' own share plus loopback), so the round-trip ratio can reach at best \(String(format: "%.2f", peer.p50 / max(theirs.read.p50, 0.001)))x."]
+    }
+
+    /// The many-devices section: N HAP devices on one gateway, against the same gateway with none.
+    private static func manyLines(_ many: ManyBench.Figures) -> [String] {
+        let set = many.setRoundTrip
+        return [
+            "", "\(many.devices) HAP devices on one gateway (HAP-python 5.0.0 accessory servers in one process, each its own port and pairing; the gateway started on them after pairing; baseline: the same gateway with no device, in the same run):", "",
+            "| what | figure | target | met |", "|---|---|---|---|",
+            "| gateway start -> every device reachable (`$reachable` seen by a subscriber) | \(String(format: "%.2f", many.reachableSeconds)) s | <= 10 s | \(met(many.reachableSeconds <= 10)) |",
+            "| set -> acknowledgement, one at a time across the devices (\(set.count) sets) | p50 \(us(set.p50)), p90 \(us(set.p90)), p99 \(us(set.p99)) | | |",
+            "| every device changes a value at once -> every change published | \(String(format: "%.2f", many.eventsSeconds)) s | | |",
+            "| threads: no device / all reachable / after the sets | \(many.baselineThreads) / \(many.threads) / \(many.threadsAfterSets) | <= 16 with \(many.devices) devices | \(met(max(many.threads, many.threadsAfterSets) <= 16)) |",
+            "| resident memory: no device / all reachable / after the sets | \(many.baselineResidentMegabytes) MB / \(many.residentMegabytes) MB / \(many.residentMegabytesAfterSets) MB | | |",
+            "| resident memory per device ((after the sets - no device) / \(many.devices)) | \(String(format: "%.2f", many.residentMegabytesPerDevice * 1024)) kB | | |",
+        ]
     }
 
     private static func ms(_ value: Double) -> String {
