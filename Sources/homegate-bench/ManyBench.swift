@@ -5,9 +5,9 @@ import Timing
 
 /// The many-devices section (issue 23): N HAP accessory servers in one Python process
 /// (`many_peers.py`, HAP-python 5.0.0, each its own port, device id and pairings) paired with
-/// the real gateway, which is then started again on them: the time from its start until every
-/// device is reachable (`$reachable` = `true` from the new process, seen by a subscriber from
-/// before the start), set -> acknowledgement one at a time across the devices, an event from
+/// the real gateway, which is then started again on them, against a fresh broker (so that
+/// everything retained is the new process's): the time from its start until every device is
+/// reachable (`$reachable` = `true`, seen by a subscriber from before the start), set -> acknowledgement one at a time across the devices, an event from
 /// every device at once, and the gateway's threads and resident memory, against the same
 /// gateway with no device in the same run (the memory per device is the difference over N).
 enum ManyBench {
@@ -49,44 +49,64 @@ enum ManyBench {
     static func run(devices: Int, rounds: Int) async throws -> Figures {
         Bench.log("many devices: starting \(devices) HAP-python accessory servers in one process")
         let peers = try await ManyPeers.start(count: devices, timeout: .seconds(300))
-        let broker = try await Mosquitto.start()
         do {
-            let figures = try await measure(peers: peers, broker: broker, rounds: rounds)
-            await broker.stop()
+            let figures = try await run(peers: peers, rounds: rounds)
             await peers.stop()
             return figures
         } catch {
-            await broker.stop()
             await peers.stop()
             throw error
         }
     }
 
-    private static func measure(peers: ManyPeers, broker: Mosquitto, rounds: Int) async throws -> Figures {
+    private static func run(peers: ManyPeers, rounds: Int) async throws -> Figures {
         let devices = peers.peers.count
         let folder = try TemporaryDirectory.make(prefix: "bench-many")
         let configFile = folder.appendingPathComponent("homegate.yml").path
         try configuration().write(toFile: configFile, atomically: true, encoding: .utf8)
-        let arguments = ["run", "--config", configFile, "--mqtt-url", broker.url.description,
-                         "--data-dir", folder.appendingPathComponent("data").path]
+        func arguments(_ broker: Mosquitto) -> [String] {
+            ["run", "--config", configFile, "--mqtt-url", broker.url.description, "--data-dir", folder.appendingPathComponent("data").path]
+        }
 
         // The baseline: the same gateway with no HAP device; it then pairs them all.
         Bench.log("many devices: the gateway with no device (baseline), then pairing \(devices) through accessory/pair")
-        let empty = try HomeGateProcess(arguments)
-        try await empty.waitForOutput(containing: "synchronised with the broker", timeout: .seconds(60))
-        _ = try await Measure.gatewayStatistics(broker: broker, base: base, reset: false) // a round trip through it
-        let baseline = try ProcessStatus.read(empty.child.pid)
-        try await peers.pairAll(broker: broker, base: base, room: "Office", timeout: .seconds(120))
-        try await stop(empty)
+        let pairingBroker = try await Mosquitto.start()
+        let empty = try HomeGateProcess(arguments(pairingBroker))
+        let baseline: ProcessStatus
+        do {
+            try await empty.waitForOutput(containing: "synchronised with the broker", timeout: .seconds(60))
+            _ = try await Measure.gatewayStatistics(broker: pairingBroker, base: base, reset: false) // a round trip through it
+            baseline = try ProcessStatus.read(empty.child.pid)
+            try await peers.pairAll(broker: pairingBroker, base: base, room: "Office", timeout: .seconds(120))
+            try await stop(empty)
+        } catch {
+            empty.signal(SIGKILL)
+            await pairingBroker.stop()
+            throw error
+        }
+        await pairingBroker.stop()
 
-        Bench.log("many devices: the gateway started on \(devices) paired devices")
+        let broker = try await Mosquitto.start()
+        do {
+            let figures = try await measure(peers: peers, broker: broker, arguments: arguments(broker), baseline: baseline, rounds: rounds)
+            await broker.stop()
+            return figures
+        } catch {
+            await broker.stop()
+            throw error
+        }
+    }
+
+    private static func measure(peers: ManyPeers, broker: Mosquitto, arguments: [String], baseline: ProcessStatus, rounds: Int) async throws -> Figures {
+        let devices = peers.peers.count
+        Bench.log("many devices: the gateway started on \(devices) paired devices, a fresh broker")
         let watcher = try await TestClient.connect(TestClient.configuration(broker.url, id: "many-reachable"))
         try await watcher.subscribe("\(base)/+/+/+/$reachable")
         let start = ContinuousClock.now
         let gateway = try HomeGateProcess(arguments)
         do {
             let topics = try await watcher.inbox.wait(timeout: .seconds(300), for: "\(devices) devices reachable") { messages -> Set<String>? in
-                let reachable = ManyPeers.reachable(in: messages, live: true)
+                let reachable = ManyPeers.reachable(in: messages, live: false)
                 return reachable.count >= devices ? reachable : nil
             }
             let reachableSeconds = Measure.seconds(since: start)
