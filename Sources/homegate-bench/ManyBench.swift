@@ -29,7 +29,7 @@ enum ManyBench {
         let threadsAfterSets: Int
         let residentMegabytesAfterSets: Double
         /// Per device: (resident after the sets - baseline) / devices, in MB.
-        var residentMegabytesPerDevice: Double { (residentMegabytesAfterSets - baselineResidentMegabytes) / Double(max(devices, 1)) }
+        let residentMegabytesPerDevice: Double
     }
 
     static let base = "many"
@@ -123,7 +123,8 @@ enum ManyBench {
             return Figures(devices: devices, reachableSeconds: reachableSeconds, setRoundTrip: sets, eventsSeconds: events,
                            baselineThreads: baseline.threads, baselineResidentMegabytes: baseline.residentMegabytes,
                            threads: reached.threads, residentMegabytes: reached.residentMegabytes,
-                           threadsAfterSets: settled.threads, residentMegabytesAfterSets: settled.residentMegabytes)
+                           threadsAfterSets: settled.threads, residentMegabytesAfterSets: settled.residentMegabytes,
+                           residentMegabytesPerDevice: (Double(settled.residentKilobytes - baseline.residentKilobytes) / 1024 / Double(max(devices, 1)) * 1000).rounded() / 1000)
         } catch {
             gateway.signal(SIGKILL)
             throw error

@@ -104,7 +104,7 @@ enum Report {
     private static func manyLines(_ many: ManyBench.Figures) -> [String] {
         let set = many.setRoundTrip
         return [
-            "", "\(many.devices) HAP devices on one gateway (HAP-python 5.0.0 accessory servers in one process, each its own port and pairing; the gateway started on them after pairing; baseline: the same gateway with no device, in the same run):", "",
+            "", "\(many.devices) HAP devices on one gateway (HAP-python 5.0.0 accessory servers in one process, each its own port and pairing; the gateway started on them after pairing, against a fresh broker; baseline: the same gateway with no device, in the same run):", "",
             "| what | figure | target | met |", "|---|---|---|---|",
             "| gateway start -> every device reachable (`$reachable` seen by a subscriber) | \(String(format: "%.2f", many.reachableSeconds)) s | <= 10 s | \(met(many.reachableSeconds <= 10)) |",
             "| set -> acknowledgement, one at a time across the devices (\(set.count) sets) | p50 \(us(set.p50)), p90 \(us(set.p90)), p99 \(us(set.p99)) | | |",
