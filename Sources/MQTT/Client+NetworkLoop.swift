@@ -79,6 +79,7 @@ extension Client {
         }
         guard proceed else { return ConnectionOutcome(stage: .connectFailed, code: MOSQ_ERR_NO_CONN.rawValue, errno: 0) }
         logger.debug("connecting to \(url)")
+        Callbacks.followLog(on: handle.pointer, true)
         let attempt = connect(to: url)
         state.withLock { $0.isConnecting = false }
         guard let (rc, connectErrno) = attempt else {
