@@ -98,14 +98,25 @@ public final class Client: Sendable {
     public var taskExecutor: any TaskExecutor { connection.taskExecutor }
 
     /// Sends one request (after the ones before it were answered) and returns the response. It
-    /// is written and answered on the connection's event loop (``taskExecutor``).
+    /// is written and answered on the connection's event loop (``taskExecutor``); a response
+    /// bigger than ``largeBody`` is handed over off the loop, so that parsing it (a database of
+    /// 10,000 characteristics is megabytes) never holds the loop's other connections and timers.
     func request(_ request: HTTPRequest, timeout: Duration = Client.defaultTimeout) async throws(HAPError) -> HTTPMessage {
-        try await withTaskExecutorPreference(connection.taskExecutor) { () async throws(HAPError) -> HTTPMessage in
+        let response = try await withTaskExecutorPreference(connection.taskExecutor) { () async throws(HAPError) -> HTTPMessage in
             await gate.enter()
             defer { gate.leave() }
             return try await connection.send(request, timeout: timeout)
         }
+        if response.body.count > Self.largeBody { await Self.leaveEventLoop() }
+        return response
     }
+
+    /// The size above which a response is parsed off the event loop.
+    static let largeBody = 16 * 1024
+
+    /// Continues on the global executor.
+    @concurrent
+    private static func leaveEventLoop() async {}
 
     /// A TLV8 request (`POST` with `application/pairing+tlv8`), answered by TLV8.
     func tlvRequest(_ path: String, _ body: TLV8, timeout: Duration = Client.defaultTimeout) async throws(HAPError) -> TLV8 {
