@@ -31,6 +31,13 @@ public protocol AccessoryDriver: Sendable {
     /// device needs time (then the engine calls ``write(_:to:)``). Network devices return nil.
     func writeNow(_ value: Value, to characteristic: CharacteristicReference) -> Result<Void, StatusError>?
 
+    /// A still image from a camera accessory, as JPEG bytes; `width` and `height` are the size
+    /// asked for (a camera may answer with the nearest size it makes).
+    /// - Throws: ``StatusError``: -70409 (no such resource) when the accessory is no camera or
+    ///   its driver takes no snapshots (the simulator's cameras: none), -70402 when it cannot be
+    ///   reached, the device's own status when it refuses.
+    func snapshot(of accessory: AccessoryID, width: Int, height: Int) async throws(StatusError) -> [UInt8]
+
     /// Changes reported by the devices: values (events, drift, physical changes) and
     /// reachability. One stream per driver, for one consumer, in order.
     var events: AsyncStream<AccessoryEvent> { get }
@@ -88,6 +95,11 @@ extension AccessoryDriver {
 
     public func readNow(_ characteristic: CharacteristicReference) -> Result<Value, StatusError>? {
         nil
+    }
+
+    /// No snapshots: for drivers whose devices have no cameras.
+    public func snapshot(of accessory: AccessoryID, width: Int, height: Int) async throws(StatusError) -> [UInt8] {
+        throw StatusError(.noSuchResource, "accessory \(accessory) takes no snapshots")
     }
 
     /// One write after the other: for drivers whose devices take one characteristic per request.

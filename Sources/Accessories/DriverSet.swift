@@ -62,6 +62,10 @@ public final class DriverSet: AccessoryDriver {
         }
     }
 
+    public func snapshot(of accessory: AccessoryID, width: Int, height: Int) async throws(StatusError) -> [UInt8] {
+        try await driver(for: accessory).snapshot(of: accessory, width: width, height: height)
+    }
+
     public func serves(_ id: AccessoryID) -> Bool {
         drivers.contains { $0.serves(id) }
     }

@@ -16,6 +16,8 @@ public protocol AccessorySession: AnyObject, Sendable {
     /// Turns events on (or off) for characteristics; each one's outcome.
     func subscribe(_ addresses: [CharacteristicAddress], enabled: Bool, timeout: Duration) async throws(HAPError)
         -> [CharacteristicAddress: CharacteristicOutcome]
+    /// A camera's still image (`POST /resource`): JPEG bytes; `aid` names the camera on a bridge.
+    func snapshot(aid: Int, width: Int, height: Int, timeout: Duration) async throws(HAPError) -> [UInt8]
     /// The values the device reports by itself; ends when the session ends.
     var events: AsyncStream<[CharacteristicValue]> { get }
     /// Whether the session is still open.

@@ -343,6 +343,29 @@ final class DeviceLink: Sendable {
         return outcomes
     }
 
+    /// A camera's still image: `POST /resource` for the accessory's aid. An accessory without a
+    /// Camera RTP Stream Management service is refused here, without asking the device.
+    func snapshot(of id: AccessoryID, width: Int, height: Int) async throws(StatusError) -> [UInt8] {
+        let found = state.withLock { state -> (any AccessorySession, AccessoryMapping)? in
+            guard let client = state.client, let mapping = state.mapping else { return nil }
+            return (client, mapping)
+        }
+        guard let (client, mapping) = found, client.isOpen else {
+            throw StatusError(.communicationFailure, "\(device.name) (\(device.host):\(device.port)) is not reachable")
+        }
+        guard let aid = mapping.aids[id], let accessory = mapping.accessories.first(where: { $0.id == id }) else {
+            throw StatusError(.noSuchResource, "\(device.name) has no accessory \(id)")
+        }
+        guard accessory.isCamera else {
+            throw StatusError(.noSuchResource, "\(accessory.name) is not a camera (it has no Camera RTP Stream Management service)")
+        }
+        do {
+            return try await client.snapshot(aid: aid, width: width, height: height, timeout: configuration.requestTimeout)
+        } catch {
+            throw Self.driverError(error)
+        }
+    }
+
     private func session(for reference: CharacteristicReference) throws(StatusError) -> (any AccessorySession, AccessoryMapping, CharacteristicAddress) {
         let found = state.withLock { state -> (any AccessorySession, AccessoryMapping)? in
             guard let client = state.client, let mapping = state.mapping else { return nil }

@@ -205,6 +205,11 @@ public final class HAPDriver: AccessoryDriver {
         }
     }
 
+    /// A camera's still image (`POST /resource` on its device's session).
+    public func snapshot(of accessory: AccessoryID, width: Int, height: Int) async throws(StatusError) -> [UInt8] {
+        try await link(for: accessory).snapshot(of: accessory, width: width, height: height)
+    }
+
     public func serves(_ id: AccessoryID) -> Bool {
         state.withLock { state in state.links.values.contains { $0.serves(id) } }
     }
