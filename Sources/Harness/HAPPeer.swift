@@ -8,6 +8,9 @@ import Foundation
 /// `temperatureInterval` seconds); aid 4 "Front Door" (LockMechanism: LockCurrentState and
 /// LockTargetState, which has the `tw` permission; writing the target sets the current state).
 /// The peer prints a JSON line for every characteristic a client writes (``writes()``).
+/// With `camera: true` the bridge also has aid 5 "Porch Camera" (HAP-python's Camera: Camera RTP
+/// Stream Management, Microphone), whose snapshots (`POST /resource`) are always the bytes of
+/// `Tests/Fixtures/hap/snapshot.jpg` (``snapshotJPEG``).
 ///
 /// HAP-python needs the venv that `scripts/setup` creates at `<package root>/.venv` (or the venv
 /// named by `HOMEGATE_VENV`). Its quirks are listed in the field notes (HomeKit Accessory Protocol,
@@ -27,6 +30,8 @@ public final class HAPPeer: @unchecked Sendable {
     public let stateFile: URL
 
     private let temperatureInterval: Double
+    /// The bridge has the camera (aid 5).
+    public let camera: Bool
     private let python: String
     private let lock = NSLock()
     private var process: ChildProcess?
@@ -49,18 +54,20 @@ public final class HAPPeer: @unchecked Sendable {
         temperatureInterval: Double = 0.5,
         stateFile: URL? = nil,
         port fixedPort: Int? = nil,
-        name: String = "HomeGate Test Bridge"
+        name: String = "HomeGate Test Bridge",
+        camera: Bool = false
     ) async throws -> HAPPeer {
         let python = try locatePython()
         let stateFile = try stateFile ?? TemporaryDirectory.make(prefix: "hap-peer").appendingPathComponent("bridge.state")
         var lastError: (any Error)?
         for _ in 0..<(fixedPort == nil ? 5 : 1) {
             let port = try fixedPort ?? FreePort.next()
-            let arguments = launchArguments(port: port, pincode: pincode, name: name, temperatureInterval: temperatureInterval, stateFile: stateFile)
+            let arguments = launchArguments(port: port, pincode: pincode, name: name, temperatureInterval: temperatureInterval, stateFile: stateFile,
+                                            camera: camera)
             do {
                 let (process, ready) = try await launch(python: python, arguments: arguments)
                 return HAPPeer(port: port, pincode: pincode, name: name, deviceID: ready.id, stateFile: stateFile,
-                               temperatureInterval: temperatureInterval, python: python, process: process)
+                               temperatureInterval: temperatureInterval, camera: camera, python: python, process: process)
             } catch {
                 lastError = error // most likely the port was taken in between: try another
             }
@@ -69,13 +76,14 @@ public final class HAPPeer: @unchecked Sendable {
     }
 
     private init(port: Int, pincode: String, name: String, deviceID: String, stateFile: URL,
-                 temperatureInterval: Double, python: String, process: ChildProcess) {
+                 temperatureInterval: Double, camera: Bool, python: String, process: ChildProcess) {
         self.port = port
         self.pincode = pincode
         self.name = name
         self.deviceID = deviceID
         self.stateFile = stateFile
         self.temperatureInterval = temperatureInterval
+        self.camera = camera
         self.python = python
         self.process = process
         generation.update { $0 += 1 }
@@ -137,7 +145,8 @@ public final class HAPPeer: @unchecked Sendable {
     /// so it keeps its device id and pairings; returns once it listens.
     public func restart() async throws {
         await stop()
-        let arguments = Self.launchArguments(port: port, pincode: pincode, name: name, temperatureInterval: temperatureInterval, stateFile: stateFile)
+        let arguments = Self.launchArguments(port: port, pincode: pincode, name: name, temperatureInterval: temperatureInterval, stateFile: stateFile,
+                                             camera: camera)
         let (process, ready) = try await Self.launch(python: python, arguments: arguments)
         guard ready.id == deviceID else {
             process.signal(SIGKILL)
@@ -234,7 +243,8 @@ public final class HAPPeer: @unchecked Sendable {
         let id: String
     }
 
-    private static func launchArguments(port: Int, pincode: String, name: String, temperatureInterval: Double, stateFile: URL) -> [String] {
+    private static func launchArguments(port: Int, pincode: String, name: String, temperatureInterval: Double, stateFile: URL,
+                                        camera: Bool) -> [String] {
         [
             script().path,
             "--port", String(port),
@@ -242,7 +252,22 @@ public final class HAPPeer: @unchecked Sendable {
             "--pincode", pincode,
             "--name", name,
             "--temperature-interval", String(temperatureInterval),
-        ]
+        ] + (camera ? ["--camera"] : [])
+    }
+
+    /// The JPEG the camera (aid 5, ``camera``) answers every snapshot with.
+    public static func snapshotJPEG() throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: PackageRoot.url.appendingPathComponent("Tests/Fixtures/hap/snapshot.jpg")))
+    }
+
+    /// The snapshots clients asked the camera for, in order: the aid and size each asked for.
+    public func snapshotRequests() -> [SnapshotRequest] {
+        Self.completeLines(of: logText()).compactMap { line -> SnapshotRequest? in
+            guard line.contains("\"event\": \"snapshot\""),
+                  let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  let width = object["width"] as? Int, let height = object["height"] as? Int else { return nil }
+            return SnapshotRequest(aid: object["aid"] as? Int, width: width, height: height)
+        }
     }
 
     /// Starts a peer script (the first argument) and waits for its ready line; fails with its
@@ -352,6 +377,20 @@ public struct PeerWrite: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         "\(aid).\(iid) \(accessory ?? "?")/\(characteristic ?? "?") = \(valueJSON)\(pid.map { " (pid \($0))" } ?? "")"
+    }
+}
+
+/// A snapshot a client asked the peer's camera for (`POST /resource`): the `aid` in the body
+/// (nil when there was none) and the size asked for.
+public struct SnapshotRequest: Sendable, Hashable {
+    public let aid: Int?
+    public let width: Int
+    public let height: Int
+
+    public init(aid: Int?, width: Int, height: Int) {
+        self.aid = aid
+        self.width = width
+        self.height = height
     }
 }
 

@@ -9,7 +9,10 @@ Accessories: aid 1 the bridge; aid 2 "Desk Lamp" (Lightbulb: On, Brightness); ai
 Sensor" (TemperatureSensor: CurrentTemperature, which steps through 20.0, 20.5, ... 25.0 and back
 to 20.0 every --temperature-interval seconds; 0 keeps it at 20.0); aid 4 "Front Door"
 (LockMechanism: LockCurrentState, LockTargetState; writing the target sets the current state to
-match; LockTargetState has the `tw` (timed write) permission on top of pr/pw/ev).
+match; LockTargetState has the `tw` (timed write) permission on top of pr/pw/ev). With --camera,
+aid 5 "Porch Camera" (pyhap.camera.Camera: CameraRTPStreamManagement, Microphone; stream options
+are minimal and valid, no stream ever starts) answers every snapshot (POST /resource) with the
+bytes of snapshot.jpg beside this script, an 8x8 gray baseline JPEG of 159 bytes.
 
 Standard output carries only JSON lines, one object each, flushed:
   {"event": "ready", "port": P, "pincode": "031-45-154", "id": "AA:BB:CC:DD:EE:FF"}
@@ -18,6 +21,8 @@ Standard output carries only JSON lines, one object each, flushed:
       applies it; the value as the client's JSON had it, re-encoded by json.dumps (true stays
       true, 1 stays 1, 55.0 stays 55.0, non-ASCII text as JSON escapes); "pid": N is added when the
       request carried a timed-write pid; unknown aid/iid give null names)
+  {"event": "snapshot", "aid": 5, "width": W, "height": H}
+      (one per POST /resource a client makes of the camera: the aid and size its body asked for)
   {"event": "paired", "controller": "<pairing id>", "admin": true}
   {"event": "unpaired", "controller": "<pairing id>"}
   {"event": "stopped"}
@@ -58,6 +63,7 @@ from time import perf_counter_ns
 from pyhap import hap_protocol, util
 from pyhap.accessory import Accessory, Bridge
 from pyhap.accessory_driver import AccessoryDriver
+from pyhap.camera import VIDEO_CODEC_PARAM_LEVEL_TYPES, VIDEO_CODEC_PARAM_PROFILE_ID_TYPES, Camera
 from pyhap.const import CATEGORY_DOOR_LOCK, CATEGORY_LIGHTBULB, CATEGORY_SENSOR
 
 logger = logging.getLogger("hap_peer")
@@ -241,6 +247,32 @@ class FrontDoor(Accessory):
         self.current.set_value(value)
 
 
+SNAPSHOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "snapshot.jpg")
+
+# The least HAP-python's Camera accepts: one H.264 profile and level, one resolution, one audio
+# codec, an IPv4 address to stream from. Nothing here ever streams.
+CAMERA_OPTIONS = {
+    "video": {
+        "codec": {"profiles": [VIDEO_CODEC_PARAM_PROFILE_ID_TYPES["BASELINE"]], "levels": [VIDEO_CODEC_PARAM_LEVEL_TYPES["TYPE3_1"]]},
+        "resolutions": [[320, 240, 15]],
+    },
+    "audio": {"codecs": [{"type": "OPUS", "samplerate": 24}]},
+    "address": "127.0.0.1",
+}
+
+
+class PorchCamera(Camera):
+    def __init__(self, driver):
+        super().__init__(CAMERA_OPTIONS, driver, "Porch Camera", aid=5)
+        self.set_info_service(firmware_revision="1.0.0", manufacturer="HomeGate Tests", model="Porch Camera", serial_number="HG-CAM-1")
+        with open(SNAPSHOT, "rb") as image:
+            self.image = image.read()
+
+    async def async_get_snapshot(self, image_size):
+        emit("snapshot", aid=image_size.get("aid"), width=image_size.get("image-width"), height=image_size.get("image-height"))
+        return self.image
+
+
 def parse_arguments():
     parser = argparse.ArgumentParser(description="A HAP-python bridge for HomeGate's tests (127.0.0.1, no mDNS).")
     parser.add_argument("--port", type=int, required=True, help="TCP port on 127.0.0.1")
@@ -251,6 +283,7 @@ def parse_arguments():
     parser.add_argument("--temperature-interval", type=float, default=0.5,
                         help="seconds between CurrentTemperature changes (0: never changes)")
     parser.add_argument("--mac", help="fixed device id (XX:XX:XX:XX:XX:XX); an existing state file's id wins")
+    parser.add_argument("--camera", action="store_true", help="add aid 5, a camera answering snapshots with snapshot.jpg")
     parser.add_argument("--verbose", action="store_true", help="log at DEBUG")
     arguments = parser.parse_args()
     if not re.fullmatch(r"\d{3}-\d{2}-\d{3}", arguments.pincode):
@@ -287,6 +320,8 @@ def main():
     bridge.add_accessory(DeskLamp(driver))
     bridge.add_accessory(OutdoorSensor(driver, arguments.temperature_interval))
     bridge.add_accessory(FrontDoor(driver))
+    if arguments.camera:
+        bridge.add_accessory(PorchCamera(driver))
     driver.add_accessory(bridge)
 
     for signum in (signal.SIGTERM, signal.SIGINT):
