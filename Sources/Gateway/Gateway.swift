@@ -52,6 +52,9 @@ public actor Gateway {
         /// Whether each characteristic has `<characteristic>/$meta` retained (one retained
         /// message per characteristic: a home of 10,000 accessories may leave it off).
         public var characteristicMeta = true
+        /// How often every reachable camera's snapshot is taken and published on its
+        /// `$snapshot` topic; zero: only when asked (`$request/accessory/snapshot`).
+        public var snapshotInterval: Duration = .zero
 
         public init(baseTopic: TopicName, writeTimeout: Duration = .seconds(10), queueLimit: Int = 1000,
                     pollInterval: Duration = .seconds(30), layoutInterval: Duration = .seconds(1),
@@ -212,6 +215,7 @@ public actor Gateway {
             group.addTask { try await self.publishLayoutWhenChanged() }
             group.addTask { try await self.poll() }
             group.addTask { try await self.runTriggers() }
+            group.addTask { try await self.refreshSnapshots() }
             defer { group.cancelAll() }
             try await group.next()
         }

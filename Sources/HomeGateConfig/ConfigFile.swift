@@ -55,6 +55,9 @@ public struct ConfigFile: Sendable {
         public var missedTriggerGrace: Duration = .seconds(300)
         /// `<characteristic>/$meta` for every characteristic (`characteristic_meta`, default true).
         public var characteristicMeta = true
+        /// Seconds between snapshots of every reachable camera (`snapshot_interval`); zero (the
+        /// default): snapshots only on request.
+        public var snapshotInterval: Duration = .zero
 
         public init() {}
     }
@@ -165,9 +168,10 @@ public struct ConfigFile: Sendable {
     }
 
     /// The `gateway:` section: `write_timeout`, `queue_limit`, `poll_interval`, `output`,
-    /// `missed_trigger_grace`.
+    /// `missed_trigger_grace`, `characteristic_meta`, `snapshot_interval`.
     static func engine(_ node: ConfigNode) throws(ConfigError) -> Engine {
-        let keys = try node.mapping(allowed: ["write_timeout", "queue_limit", "poll_interval", "output", "missed_trigger_grace", "characteristic_meta"])
+        let keys = try node.mapping(allowed: ["write_timeout", "queue_limit", "poll_interval", "output", "missed_trigger_grace", "characteristic_meta",
+                                                       "snapshot_interval"])
         var engine = Engine()
         if let timeout = keys["write_timeout"] { engine.writeTimeout = try timeout.seconds(in: 0.01...3600) }
         if let limit = keys["queue_limit"] { engine.queueLimit = try limit.int(in: 1...1_000_000, unit: "commands") }
@@ -175,6 +179,7 @@ public struct ConfigFile: Sendable {
         if let output = keys["output"] { engine.output = Output(rawValue: try output.choice(Output.allCases.map(\.rawValue)))! }
         if let grace = keys["missed_trigger_grace"] { engine.missedTriggerGrace = try grace.seconds(in: 0...604_800) }
         if let meta = keys["characteristic_meta"] { engine.characteristicMeta = try meta.bool() }
+        if let interval = keys["snapshot_interval"] { engine.snapshotInterval = try interval.seconds(in: 0...86_400) }
         return engine
     }
 

@@ -126,6 +126,7 @@ struct RunCommand: AsyncParsableCommand {
                                                  homeAssistantPrefix: file.homeAssistant.enabled ? file.homeAssistant.prefix : nil,
                                                  missedTriggerGrace: file.engine.missedTriggerGrace, metricsFactory: metricsFactory)
         engineConfiguration.characteristicMeta = file.engine.characteristicMeta
+        engineConfiguration.snapshotInterval = file.engine.snapshotInterval
         let engine = Gateway(
             configuration: engineConfiguration,
             bus: client, driver: drivers, simulator: simulator,

@@ -58,6 +58,13 @@ enum HomeAssistantDiscovery {
             identify["qos"] = 1
             components["identify"] = .object(identify)
         }
+        if accessory.isCamera {
+            // HA's MQTT camera shows the last image received on `topic`: raw JPEG bytes.
+            components["snapshot"] = .object([
+                "platform": "camera", "unique_id": .string("\(objectID)_snapshot"), "qos": 1, "name": "Snapshot",
+                "topic": .string("\(accessoryTopic)/$snapshot"),
+            ])
+        }
         // Device triggers have no entity and no unique id.
         for (key, trigger) in builder.deviceTriggers() {
             var trigger = trigger

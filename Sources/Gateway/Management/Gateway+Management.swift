@@ -31,6 +31,8 @@ extension Gateway {
             return try await execute(actionSet, inHome: homeID)
         case .browse(let on):
             return try browse(on)
+        case .snapshot(let request):
+            return try await snapshot(of: try management.accessoryID(request.accessory, home: request.home), width: request.width, height: request.height)
         }
     }
 

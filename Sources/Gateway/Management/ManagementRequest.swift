@@ -18,6 +18,43 @@ enum ManagementRequest: Equatable {
     case executeActionSet(String, home: String?)
     /// Turns the accessory browser on or off.
     case browse(Bool)
+    /// Takes a camera's still image and publishes it on its `$snapshot` topic.
+    case snapshot(Snapshot)
+
+    /// A snapshot request's fields: the camera, and the size asked for.
+    struct Snapshot: Equatable {
+        var accessory: String
+        var home: String?
+        var width: Int
+        var height: Int
+
+        /// The size asked for when the request names none: HomeKit's own snapshot size.
+        static let defaultWidth = 640
+        static let defaultHeight = 480
+        /// The largest side a request may ask for (8K).
+        static let largestSide = 7680
+
+        init(accessory: String, home: String?, width: Int = Self.defaultWidth, height: Int = Self.defaultHeight) {
+            self.accessory = accessory
+            self.home = home
+            self.width = width
+            self.height = height
+        }
+
+        init(_ fields: ManagementBody, home: String?) throws {
+            self.init(accessory: try fields.string("accessory"), home: home,
+                      width: try Self.side(fields, "width", default: Self.defaultWidth),
+                      height: try Self.side(fields, "height", default: Self.defaultHeight))
+        }
+
+        private static func side(_ fields: ManagementBody, _ key: String, default fallback: Int) throws -> Int {
+            guard let value = fields.raw[key], value != .null else { return fallback }
+            guard value.isNumber, let whole = value.int, let side = Int(exactly: whole), (1...largestSide).contains(side) else {
+                throw Gateway.RequestError.invalid("\"\(key)\" must be a whole number of pixels from 1 to \(largestSide)")
+            }
+            return side
+        }
+    }
 
     /// A change of the layout, with the names (and topics) the request used.
     enum LayoutChange: Equatable {
@@ -156,8 +193,10 @@ extension ManagementRequest {
         case "identify": .identify(accessory: try fields.string("accessory"), home: home)
         case "pair": .pair(try Pairing(fields, home: home))
         case "unpair": .unpair(accessory: try fields.string("accessory"), home: home)
+        case "snapshot": .snapshot(try Snapshot(fields, home: home))
         default:
-            throw Gateway.RequestError(code: "unknown-request", message: "unknown request \"accessory/\(verb)\"; known: assign-room, rename, remove, identify, pair, unpair")
+            throw Gateway.RequestError(code: "unknown-request",
+                                       message: "unknown request \"accessory/\(verb)\"; known: assign-room, rename, remove, identify, pair, unpair, snapshot")
         }
     }
 
