@@ -36,9 +36,9 @@ extension Gateway {
 
     /// Every ``Configuration/snapshotInterval``, a snapshot of every reachable camera at the
     /// default size, published as a request's would be; a camera that fails is logged and tried
-    /// again at the next interval. Returns at once when the interval is zero (off).
+    /// again at the next interval. Runs until cancelled (only started when the interval is more
+    /// than zero).
     func refreshSnapshots() async throws {
-        guard configuration.snapshotInterval > .zero else { return }
         while true {
             try await Task.sleep(for: configuration.snapshotInterval)
             let cameras = homes.flatMap(\.accessories).filter { $0.isCamera && $0.isReachable }.map(\.id)

@@ -215,7 +215,9 @@ public actor Gateway {
             group.addTask { try await self.publishLayoutWhenChanged() }
             group.addTask { try await self.poll() }
             group.addTask { try await self.runTriggers() }
-            group.addTask { try await self.refreshSnapshots() }
+            if configuration.snapshotInterval > .zero {
+                group.addTask { try await self.refreshSnapshots() } // a child that returns would end the engine
+            }
             defer { group.cancelAll() }
             try await group.next()
         }
