@@ -64,4 +64,18 @@ import TestSupport
         await discovery.stop()
         try await fixture.stop()
     }
+
+    @Test func withASnapshotIntervalEveryReachableCameraIsPublishedUnasked() async throws {
+        let config = HAPEndToEndTests.config.replacingOccurrences(of: "log_level: info", with: "log_level: info\ngateway:\n  snapshot_interval: 0.2")
+        let peer = try await HAPPeer.start(temperatureInterval: 0, camera: true)
+        defer { Task { await peer.stop() } }
+        let folder = try TemporaryDirectory.make(prefix: "camera-e2e")
+        _ = try await HAPEndToEndTests.pair(host: peer.host, port: peer.port, code: peer.pincode, folder: folder, config: config)
+        let fixture = try await GatewayFixture.start(config: config, folder: folder)
+        let jpeg = try HAPPeer.snapshotJPEG()
+        let images = try await fixture.watcher.inbox.collect(2, timeout: .seconds(20)) { $0.topic.string.hasSuffix("/$snapshot") }
+        #expect(images.allSatisfy { $0.topic.string == Self.snapshotTopic && $0.payload == jpeg && !$0.retain })
+        #expect(peer.snapshotRequests().prefix(2) == [SnapshotRequest(aid: 5, width: 640, height: 480), SnapshotRequest(aid: 5, width: 640, height: 480)])
+        try await fixture.stop()
+    }
 }
