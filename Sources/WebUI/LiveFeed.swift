@@ -140,11 +140,18 @@ public actor LiveFeed {
 
     private func receive(_ message: Message) {
         let topic = message.topic.string
-        let payload = message.payloadString
+        let payload = Self.pageText(of: message)
         if message.retain {
             if payload.isEmpty { retained.removeValue(forKey: topic) } else { retained[topic] = payload }
         }
         broadcast(Frame.message(topic: topic, payload: payload, retained: message.retain))
+    }
+
+    /// A message's payload as the page gets it: text as it is; a camera's `$snapshot` (raw JPEG
+    /// bytes) as a `data:image/jpeg;base64,...` URL an `<img>` shows as it is.
+    static func pageText(of message: Message) -> String {
+        guard message.topic.string.hasSuffix("/$snapshot"), !message.payload.isEmpty else { return message.payloadString }
+        return "data:image/jpeg;base64," + Data(message.payload).base64EncodedString()
     }
 
     private func broadcast(_ frame: String) {

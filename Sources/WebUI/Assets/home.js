@@ -105,6 +105,7 @@ function renderAccessory(ctx, home, accessory, byId) {
           accessory.model ? ` · ${accessory.manufacturer ? accessory.manufacturer + " " : ""}${accessory.model}` : "")),
       reachable),
     bridgeLine(accessory, byId),
+    isCamera(accessory) ? snapshotFigure(ctx, home, accessory) : null,
     accessory.services.map((service) => renderService(ctx, service)),
     h("div", {className: "accessory-foot"},
       h("button", {type: "button", className: "secondary", dataset: {testid: "identify"},
@@ -113,6 +114,37 @@ function renderAccessory(ctx, home, accessory, byId) {
       mqttDetails(`${accessory.topic}`, mosquittoPub(`${ctx.session.base}/$request/accessory/identify`, JSON.stringify({accessory: accessory.id})),
         "MQTT: the accessory, identify")));
   return article;
+}
+
+function isCamera(accessory) {
+  return accessory.services.some((service) => service.type === "camera-rtp-stream-management");
+}
+
+// A camera's last snapshot (`<accessory>/$snapshot`, which the feed hands over as a data: URL),
+// and a button that asks for a new one.
+function snapshotFigure(ctx, home, accessory) {
+  const image = h("img", {className: "snapshot", alt: `${accessory.name}: the last snapshot`, dataset: {testid: "snapshot"}, hidden: true});
+  const note = h("figcaption", {className: "muted"}, "No snapshot yet.");
+  const show = (payload) => {
+    if (!payload?.startsWith("data:image/")) return;
+    image.src = payload;
+    image.hidden = false;
+    note.textContent = `Snapshot of ${new Date().toLocaleTimeString()}`;
+  };
+  ctx.watch(`${accessory.topic}/$snapshot`, show);
+  show(ctx.store.get(`${accessory.topic}/$snapshot`));
+  const status = statusLine("snapshot-status", `snapshot:${accessory.id}`);
+  const take = async () => {
+    setStatus(status, "pending", "taking a snapshot…");
+    try {
+      const answer = await ctx.commands.request("accessory", "snapshot", {home: home.name, accessory: accessory.id});
+      setStatus(status, answer.ok ? "ok" : "error", answer.ok ? "snapshot taken" : errorText(answer));
+    } catch (error) {
+      setStatus(status, "error", httpText(error));
+    }
+  };
+  return h("figure", {className: "camera", dataset: {testid: "camera"}}, image, note,
+    h("button", {type: "button", className: "secondary", dataset: {testid: "take-snapshot"}, onclick: take}, "Snapshot"), status);
 }
 
 function bridgeLine(accessory, byId) {
