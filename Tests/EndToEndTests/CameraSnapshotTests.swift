@@ -78,4 +78,31 @@ import TestSupport
         #expect(peer.snapshotRequests().prefix(2) == [SnapshotRequest(aid: 5, width: 640, height: 480), SnapshotRequest(aid: 5, width: 640, height: 480)])
         try await fixture.stop()
     }
+
+    @Test func thePageAsksForASnapshotAndGetsItAsADataURL() async throws {
+        let port = try FreePort.next()
+        let config = HAPEndToEndTests.config + "\nui:\n  port: \(port)\n"
+        let peer = try await HAPPeer.start(temperatureInterval: 0, camera: true)
+        defer { Task { await peer.stop() } }
+        let folder = try TemporaryDirectory.make(prefix: "camera-e2e")
+        _ = try await HAPEndToEndTests.pair(host: peer.host, port: peer.port, code: peer.pincode, folder: folder, config: config)
+        let fixture = try await GatewayFixture.start(config: config, folder: folder)
+        try await fixture.gateway.waitForOutput(containing: "web page: connected to the broker")
+        _ = try await fixture.watcher.inbox.first(on: "\(Self.camera)/$reachable", payload: "true", timeout: .seconds(20))
+        let browser = try WebPageTests.browser(port)
+        _ = try await browser.get("/api/session")
+        let csrf = try await browser.csrf()
+        let frames = WebPageFeedTests.Frames()
+        let expected = "data:image/jpeg;base64," + Data(try HAPPeer.snapshotJPEG()).base64EncodedString()
+        let code = try await WebPageFeedTests.feed(port: port, headers: ["Cookie": try WebPageFeedTests.sessionCookie(browser)], frames: frames) {
+            let request = #"{"topic": "hgtest/$request/accessory/snapshot", "payload": "{\"accessory\": \"Porch Camera\"}"}"#
+            #expect(try await browser.post("/api/publish", request, headers: ["X-CSRF-Token: \(csrf)"]).status == 202)
+            try await frames.wait(for: "the snapshot", WebPageFeedTests.isMessage(Self.snapshotTopic))
+        }
+        #expect(code == 1000)
+        let frame = try #require(frames.all.first { $0.topic == Self.snapshotTopic })
+        #expect(frame.payload == expected)
+        #expect(frame.retained == false)
+        try await fixture.stop()
+    }
 }
