@@ -2,7 +2,8 @@ import Foundation
 
 // asset-embed OUTPUT.swift INPUT...
 // Writes Swift source that holds the text of each input file under its file name, for the
-// EmbedAssets build plugin (the web page's HTML, CSS, JavaScript and SVG, built into the binary).
+// EmbedAssets build plugin (the web page's HTML, CSS, JavaScript and SVG, built into the binary);
+// a file that is not UTF-8 text (the PNG icons) is held as base64 in `binaryFiles`.
 let arguments = CommandLine.arguments
 guard arguments.count >= 2 else {
     FileHandle.standardError.write(Data("usage: asset-embed OUTPUT.swift INPUT...\n".utf8))
@@ -10,10 +11,19 @@ guard arguments.count >= 2 else {
 }
 let delimiter = "####"
 var entries: [String] = []
+var binaryEntries: [String] = []
 do {
     for path in arguments.dropFirst(2).sorted() {
         let name = URL(fileURLWithPath: path).lastPathComponent
-        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        guard !name.contains("\""), !name.contains("\\") else {
+            FileHandle.standardError.write(Data("asset-embed: \(name) is an odd name\n".utf8))
+            exit(65)
+        }
+        guard let text = String(data: data, encoding: .utf8), !text.contains("\u{0}") else {
+            binaryEntries.append("        \"\(name)\": \"\(data.base64EncodedString())\",")
+            continue
+        }
         guard !text.contains("\"\"\"\(delimiter)"), !name.contains("\""), !name.contains("\\") else {
             FileHandle.standardError.write(Data("asset-embed: \(name) contains the raw-string delimiter or an odd name\n".utf8))
             exit(65)
@@ -30,6 +40,10 @@ do {
         /// Each file's text by its name.
         static let files: [String: String] = [
     \(entries.isEmpty ? ":" : entries.joined(separator: "\n"))
+        ]
+        /// Each file that is not text (the PNG icons), base64-encoded, by its name.
+        static let binaryFiles: [String: String] = [
+    \(binaryEntries.isEmpty ? ":" : binaryEntries.joined(separator: "\n"))
         ]
     }
 
