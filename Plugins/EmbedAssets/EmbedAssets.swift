@@ -2,8 +2,8 @@ import Foundation
 import PackagePlugin
 
 /// Build tool plugin: turns every file of the target's `Assets` folder (the web page's HTML, CSS,
-/// JavaScript and SVG) into Swift source that embeds it, so the binary serves the page with no
-/// files beside it. Runs at every build where one of the files changed.
+/// JavaScript, SVG, manifest and PNG icons) into Swift source that embeds it, so the binary
+/// serves the page with no files beside it. Runs at every build where one of the files changed.
 @main
 struct EmbedAssets: BuildToolPlugin {
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {

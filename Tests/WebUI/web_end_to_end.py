@@ -28,10 +28,18 @@ checks:
    address" form: this peer announces nothing over mDNS), appears with its accessories;
 8. bob (guest) sees no management controls and can still switch the lamp (with the keyboard); a forged management
    request from his session (with his CSRF token) is refused with 403 and nothing is published,
-   and so is a set without the CSRF token.
+   and so is a set without the CSRF token;
+9. the colour scheme: with chromium's prefers-color-scheme emulated dark, the page is dark (its
+   background, and its text at 4.5:1 or more); Light chosen on the switch (with the keyboard: a
+   radio group) makes it light and survives a reload with the system still dark; System follows
+   the system again, without a reload;
+10. the web app manifest: linked from the page, served with application/manifest+json and allowed
+   by the content security policy, its name, short name, start URL, display and icons (each icon
+   served, the PNGs their stated size), and chromium reads it without errors (Page.getAppManifest).
+No errors in the browser's console at the end.
 
-With --screenshots it writes docs/web-home.png and docs/web-pairing.png (the found light strip with
-its pair form filled in). Every step prints what it
+With --screenshots it writes docs/web-home.png, docs/web-home-dark.png (the same, with the system's
+scheme dark) and docs/web-pairing.png (the found light strip with its pair form filled in). Every step prints what it
 does; the first failure ends the run with exit status 1 (the temporary folder, with every log and
 a screenshot of the page at the failure, is kept).
 """
@@ -327,6 +335,11 @@ def checks(run):
         # The picture shows the lamp's topic and command line too.
         driver.execute_script("document.querySelector(arguments[0]).open = true; window.scrollTo(0, 0)", f"{page.char(LAMP + '/on')} details")
         page.screenshot("web-home.png")
+        emulate_scheme(driver, "dark")
+        page.wait(lambda: scheme_shown(page)["scheme"] == "dark", "the page dark for its picture")
+        page.screenshot("web-home-dark.png")
+        emulate_scheme(driver, None)
+        page.wait(lambda: scheme_shown(page)["scheme"] == "light", "the page light again")
         driver.execute_script("document.querySelector(arguments[0]).open = false", f"{page.char(LAMP + '/on')} details")
 
     # 3. A write the device refuses: its HAP error in words, the value unchanged.
@@ -519,9 +532,128 @@ def checks(run):
     log(f"8. bob (guest): no management controls, his switch (by keyboard) acknowledged; forged room/add -> {forged['forged'][0]} "
         f"{forged['forged'][1]}, a set without the CSRF token -> {forged['noToken'][0]}; nothing reached the broker")
 
+    # 9. The colour scheme: the system's by default, the switch's choice over it, kept across a reload.
+    scheme_and_manifest(run, page)
+
     errors = page.console_errors()
     if errors:
         raise Failure("the browser's console has errors:\n" + "\n".join(errors))
+
+
+def luminance(css_colour):
+    """The relative luminance (WCAG 2) of a computed colour, `rgb(r, g, b)`."""
+    def channel(value):
+        value /= 255
+        return value / 12.92 if value <= 0.04045 else ((value + 0.055) / 1.055) ** 2.4
+    r, g, b = (float(part) for part in css_colour[css_colour.index("(") + 1:].split(",")[:3])
+    return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
+
+
+def emulate_scheme(driver, scheme):
+    """The browser's prefers-color-scheme, as if the system were set so (None: the real one)."""
+    features = [{"name": "prefers-color-scheme", "value": scheme}] if scheme else []
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": features})
+
+
+def scheme_shown(page):
+    """The page's scheme as drawn: the body's background and text colours, the switch's choice."""
+    return page.driver.execute_script("""
+        const style = getComputedStyle(document.body);
+        return {scheme: document.documentElement.dataset.scheme, background: style.backgroundColor, text: style.color,
+                checked: document.querySelector('input[name=scheme]:checked')?.value ?? null,
+                stored: localStorage.getItem('homegate.scheme'),
+                systemDark: matchMedia('(prefers-color-scheme: dark)').matches,
+                themeColours: [...document.querySelectorAll('meta[name=theme-color]')].map((meta) => meta.content)};
+    """)
+
+
+def contrast(shown):
+    light, dark = sorted((luminance(shown["background"]), luminance(shown["text"])), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def scheme_and_manifest(run, page):
+    driver = run.driver
+    # The switch is a labelled radio group.
+    group = driver.execute_script("""
+        const group = document.querySelector('[data-testid=scheme]');
+        return {tag: group.tagName.toLowerCase(), legend: group.querySelector('legend')?.textContent.trim(),
+                options: [...group.querySelectorAll('input[type=radio][name=scheme]')].map((input) => input.labels[0]?.textContent.trim())};
+    """)
+    if group != {"tag": "fieldset", "legend": "Colour scheme", "options": ["System", "Light", "Dark"]}:
+        raise Failure(f"the colour scheme switch is not a labelled radio group: {group}")
+    emulate_scheme(driver, "dark")
+    page.wait(lambda: scheme_shown(page)["scheme"] == "dark" and luminance(scheme_shown(page)["background"]) < 0.05,
+              "the page dark, following the system's prefers-color-scheme: dark")
+    dark = scheme_shown(page)
+    if dark["checked"] != "system" or dark["stored"] is not None or contrast(dark) < 4.5:
+        raise Failure(f"the dark page by default: {dark} (text contrast {contrast(dark):.1f}:1)")
+    # With the keyboard: the radio group takes the arrow keys; Light is the one after System.
+    page.act(lambda: driver.execute_script("document.querySelector('[data-testid=scheme-system]').focus()"), "focusing the scheme switch")
+    ActionChains(driver).send_keys(Keys.ARROW_RIGHT).perform()
+    page.wait(lambda: scheme_shown(page)["scheme"] == "light" and luminance(scheme_shown(page)["background"]) > 0.8,
+              "the page light after choosing Light, the system still dark")
+    light = scheme_shown(page)
+    if light["checked"] != "light" or light["stored"] != "light" or not light["systemDark"] or contrast(light) < 4.5:
+        raise Failure(f"the page after choosing Light: {light} (text contrast {contrast(light):.1f}:1)")
+    if set(light["themeColours"]) != {"#ffffff"}:
+        raise Failure(f"the theme-color metas do not follow the choice of Light: {light['themeColours']}")
+    driver.refresh()
+    page.one("[data-accessory=sim-lamp-1]", "the home after the reload")
+    page.wait(lambda: scheme_shown(page)["checked"] == "light", "the switch on Light after the reload")
+    reloaded = scheme_shown(page)
+    if reloaded["scheme"] != "light" or luminance(reloaded["background"]) <= 0.8 or not reloaded["systemDark"]:
+        raise Failure(f"the choice of Light did not survive the reload: {reloaded}")
+    page.act(lambda: page.one("label:has(> [data-testid=scheme-system])", "the System option").click(), "choosing System")
+    page.wait(lambda: scheme_shown(page)["scheme"] == "dark" and scheme_shown(page)["stored"] is None, "the page dark again on System")
+    if set(scheme_shown(page)["themeColours"]) != {"#ffffff", "#1d2129"}:
+        raise Failure(f"the theme-color metas are not each scheme's on System: {scheme_shown(page)['themeColours']}")
+    emulate_scheme(driver, "light")
+    page.wait(lambda: scheme_shown(page)["scheme"] == "light", "the page following the system to light, without a reload")
+    emulate_scheme(driver, None)
+    log(f"9. colour scheme: system dark -> background {dark['background']} (text {contrast(dark):.1f}:1); Light chosen by keyboard "
+        f"-> {light['background']} ({contrast(light):.1f}:1), kept across a reload with the system still dark; System again follows the system")
+
+    # 10. The web app manifest: linked, served as application/manifest+json, allowed by the CSP, parsed by chromium.
+    fetched = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        (async () => {
+          const href = document.querySelector('link[rel=manifest]')?.href;
+          const response = await fetch(href);
+          const page = await fetch('/');
+          const manifest = await response.json();
+          const icons = [];
+          for (const icon of manifest.icons ?? []) {
+            const answer = await fetch(new URL(icon.src, href));
+            const bytes = new Uint8Array(await answer.arrayBuffer());
+            const word = (at) => ((bytes[at] << 24) | (bytes[at + 1] << 16) | (bytes[at + 2] << 8) | bytes[at + 3]) >>> 0;
+            icons.push({...icon, status: answer.status, contentType: answer.headers.get('content-type'),
+                        png: bytes[1] === 0x50 && bytes[2] === 0x4e && bytes[3] === 0x47 ? `${word(16)}x${word(20)}` : null});
+          }
+          done({href, status: response.status, contentType: response.headers.get('content-type'), manifest, icons,
+                csp: page.headers.get('content-security-policy')});
+        })().catch((error) => done({error: String(error)}));
+    """)
+    if fetched.get("error") or fetched["status"] != 200 or fetched["contentType"] != "application/manifest+json":
+        raise Failure(f"the manifest: {fetched}")
+    manifest = fetched["manifest"]
+    for key, value in [("name", "HomeGate"), ("short_name", "HomeGate"), ("start_url", "/"), ("display", "standalone")]:
+        if manifest.get(key) != value:
+            raise Failure(f"the manifest's {key} is {manifest.get(key)!r}, not {value!r}")
+    if not manifest.get("theme_color") or not manifest.get("background_color"):
+        raise Failure(f"the manifest has no theme or background colour: {manifest}")
+    icons = {(icon["type"], icon["sizes"]): icon for icon in fetched["icons"]}
+    for (kind, sizes, content_type) in [("image/svg+xml", "any", "image/svg+xml"), ("image/png", "192x192", "image/png"), ("image/png", "512x512", "image/png")]:
+        icon = icons.get((kind, sizes))
+        if not icon or icon["status"] != 200 or icon["contentType"] != content_type or (kind == "image/png" and icon["png"] != sizes):
+            raise Failure(f"the manifest's {kind} icon {sizes}: {icon}")
+    if "manifest-src 'self'" not in (fetched["csp"] or ""):
+        raise Failure(f"the content security policy does not allow the manifest: {fetched['csp']}")
+    parsed = driver.execute_cdp_cmd("Page.getAppManifest", {})
+    if parsed.get("errors") or parsed.get("url") != fetched["href"] or not parsed.get("data"):
+        raise Failure(f"chromium's reading of the manifest: {parsed}")
+    log(f"10. manifest {fetched['href']}: 200 {fetched['contentType']}, {manifest['name']}, {manifest['display']}, "
+        f"icons {', '.join(sorted(f'{k[1]} {k[0]}' for k in icons))} (the PNGs their size); chromium reads it without errors")
 
 
 class RequestWatcher:
@@ -565,7 +697,7 @@ def main():
     parser.add_argument("--hap-python", required=True, help="the Python with HAP-python (the repo's .venv)")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
-    parser.add_argument("--screenshots", action="store_true", help="write docs/web-home.png and docs/web-pairing.png")
+    parser.add_argument("--screenshots", action="store_true", help="write docs/web-home.png, docs/web-home-dark.png and docs/web-pairing.png")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder with every log")
     args = parser.parse_args()
     os.environ.setdefault("SE_OFFLINE", "true")  # selenium must not look for drivers or browsers on the network
