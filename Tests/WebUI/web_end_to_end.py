@@ -47,6 +47,7 @@ a screenshot of the page at the failure, is kept).
 import argparse
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -545,7 +546,7 @@ def luminance(css_colour):
     def channel(value):
         value /= 255
         return value / 12.92 if value <= 0.04045 else ((value + 0.055) / 1.055) ** 2.4
-    r, g, b = (float(part) for part in css_colour[css_colour.index("(") + 1:].split(",")[:3])
+    r, g, b = (float(part) for part in re.findall(r"[\d.]+", css_colour)[:3])
     return 0.2126 * channel(r) + 0.7152 * channel(g) + 0.0722 * channel(b)
 
 
