@@ -104,6 +104,15 @@ import TestSupport
         #expect(script.status == 200)
         #expect(script.headers["content-type"] == "text/javascript; charset=utf-8")
         #expect(try await browser.get("/assets/nothing.js").status == 404)
+        // The web app manifest and its PNG icon (embedded as base64, served as bytes).
+        #expect(page.headers["content-security-policy"]?.contains("manifest-src 'self'") == true)
+        let manifest = try await browser.get("/assets/manifest.webmanifest")
+        #expect(manifest.status == 200)
+        #expect(manifest.headers["content-type"] == "application/manifest+json")
+        #expect(manifest.body.contains("\"display\": \"standalone\""))
+        let icon = try await browser.get("/assets/icon-192.png")
+        #expect(icon.status == 200)
+        #expect(icon.headers["content-type"] == "image/png")
         try await fixture.stop()
     }
 
