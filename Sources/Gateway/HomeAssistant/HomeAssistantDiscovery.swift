@@ -35,7 +35,7 @@ enum HomeAssistantDiscovery {
     ///   - bridgeID: the accessory's bridge, for `via_device`.
     static func config(for accessory: Accessory, in home: Home, map: TopicMap, base: String, prefix: String, roomName: String,
                        bridgeID: AccessoryID?) -> (topic: String, payload: JSON)? {
-        guard map.topic(of: .accessory(home.id, accessory.id)) != nil else { return nil }
+        guard let accessoryTopic = map.topic(of: .accessory(home.id, accessory.id)) else { return nil }
         let objectID = Self.objectID(of: accessory.id)
         let reachable = reachabilityTopic(for: accessory.id, prefix: prefix)
         let builder = ComponentBuilder(accessory: accessory, home: home.id, map: map)
