@@ -79,7 +79,7 @@ let package = Package(
         // Persistence in SQLite through GRDB: layout, accessories' structure, retained-topic ledger.
         .target(
             name: "HomeStore",
-            dependencies: ["HomeModel", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: ["HomeModel", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto")]
         ),
         // The AccessoryDriver protocol and the simulator (HomeGate's HomeKit Accessory Simulator).
         .target(name: "Accessories", dependencies: ["HomeModel", "Wire"]),

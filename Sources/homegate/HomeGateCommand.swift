@@ -29,8 +29,8 @@ struct HomeGateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "homegate",
         abstract: "A HomeKit-to-MQTT gateway.",
-        discussion: "Exit codes: 0 stopped cleanly, 64 bad command line, 77 the broker refused the credentials, 69 the broker refused the connection for another reason, 78 bad configuration, 1 anything else.",
+        discussion: "Exit codes: 0 stopped cleanly, 64 bad command line, 77 the broker refused the credentials, 69 the broker refused the connection for another reason, 78 bad configuration, 65 a damaged backup, 66 no backup or store to read, 73 restore into a non-empty directory without --force, 74 a file cannot be read or written, 1 anything else.",
         version: Gateway.version,
-        subcommands: [RunCommand.self, CheckConfigCommand.self, TopicsCommand.self, PairCommand.self, PairingsCommand.self, UnpairCommand.self, DiscoverCommand.self, AclCommand.self, PasswdCommand.self]
+        subcommands: [RunCommand.self, CheckConfigCommand.self, TopicsCommand.self, PairCommand.self, PairingsCommand.self, UnpairCommand.self, DiscoverCommand.self, AclCommand.self, PasswdCommand.self, BackupCommand.self, RestoreCommand.self]
     )
 }

@@ -12,6 +12,16 @@ enum HomeGateExit {
     static let notAuthorized = ExitCode(77)
     /// The configuration is wrong (`EX_CONFIG`).
     static let configuration = ExitCode(78)
+    /// A backup file is damaged, truncated, not a HomeGate backup, or from a newer HomeGate
+    /// (`EX_DATAERR`).
+    static let damagedBackup = ExitCode(65)
+    /// What was to be backed up or restored is not there: no backup file, no store (`EX_NOINPUT`).
+    static let noInput = ExitCode(66)
+    /// `restore` refuses a non-empty data directory (or an existing `--config-out` file)
+    /// without `--force` (`EX_CANTCREAT`).
+    static let targetNotEmpty = ExitCode(73)
+    /// Reading or writing a file failed (`EX_IOERR`).
+    static let ioError = ExitCode(74)
 }
 
 /// Writes `homegate: error: <message>` to standard error.
