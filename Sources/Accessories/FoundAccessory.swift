@@ -11,8 +11,10 @@ public struct FoundAccessory: Sendable, Hashable {
     public var port: Int
     /// Whether it is paired with a controller (another one: this gateway's own are not listed).
     public var isPaired: Bool
+    /// How it is reached: `ip` (HAP over IP) or `coap` (HAP over CoAP, a Thread accessory).
+    public var transport: String
 
-    public init(deviceID: String, name: String, model: String, category: Int?, host: String, port: Int, isPaired: Bool) {
+    public init(deviceID: String, name: String, model: String, category: Int?, host: String, port: Int, isPaired: Bool, transport: String = "ip") {
         self.deviceID = deviceID
         self.name = name
         self.model = model
@@ -20,5 +22,6 @@ public struct FoundAccessory: Sendable, Hashable {
         self.host = host
         self.port = port
         self.isPaired = isPaired
+        self.transport = transport
     }
 }

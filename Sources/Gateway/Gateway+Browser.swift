@@ -44,16 +44,16 @@ extension Gateway {
 
     /// Where `$request/accessory/pair` pairs: its `host` and `port`, or where the browser found
     /// its `device`.
-    func pairingAddress(_ address: ManagementRequest.Pairing.Address) throws -> (host: String, port: Int) {
+    func pairingAddress(_ address: ManagementRequest.Pairing.Address) throws -> (host: String, port: Int, transport: String) {
         switch address {
-        case .host(let host, let port):
-            return (host, port)
+        case .host(let host, let port, let transport):
+            return (host, port, transport)
         case .found(let device):
             guard let found = browserFound[device] else {
                 let known = browserFound.keys.sorted()
                 throw RequestError.notFound("the accessory browser has not found \(device)" + (known.isEmpty ? "; start it with $request/browser/start" : "; found: \(known.joined(separator: ", "))"))
             }
-            return (found.host, found.port)
+            return (found.host, found.port, found.transport)
         }
     }
 
@@ -66,6 +66,7 @@ extension Gateway {
             "device": .string(accessory.deviceID), "name": .string(accessory.name), "model": .string(accessory.model),
             "category": accessory.category.map(JSON.int) ?? .null, "categoryName": .string(accessory.category.flatMap { Category(rawValue: $0)?.name }),
             "host": .string(accessory.host), "port": .int(accessory.port), "paired": .bool(accessory.isPaired),
+            "transport": .string(accessory.transport),
         ]
     }
 

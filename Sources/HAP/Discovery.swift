@@ -6,6 +6,14 @@ import Darwin
 import NIOCore
 import NIOPosix
 
+/// How a HomeKit accessory server is reached.
+public enum HAPTransportKind: String, Sendable, Hashable, CaseIterable {
+    /// HAP over IP: HTTP over TCP (`_hap._tcp`).
+    case ip
+    /// HAP over CoAP: Thread accessories behind a border router (`_hap._udp`).
+    case coap
+}
+
 /// A HomeKit accessory server (an accessory or a bridge) that answered a discovery browse.
 public struct DiscoveredAccessory: Sendable, Hashable {
     /// The service instance name (the name people see, `Living Room Lamp`).
@@ -28,9 +36,11 @@ public struct DiscoveredAccessory: Sendable, Hashable {
     /// Every TXT entry, keys in lower case (DNS-SD keys ignore case); a key without `=` has the
     /// value "".
     public let txt: [String: String]
+    /// HAP over IP (`_hap._tcp`) or over CoAP (`_hap._udp`, whose host is IPv6 when it has one).
+    public let transport: HAPTransportKind
 
     public init(name: String, deviceID: String, model: String, categoryIdentifier: Int?, isPaired: Bool,
-                host: String, port: Int, configurationNumber: Int?, txt: [String: String]) {
+                host: String, port: Int, configurationNumber: Int?, txt: [String: String], transport: HAPTransportKind = .ip) {
         self.name = name
         self.deviceID = deviceID
         self.model = model
@@ -40,13 +50,26 @@ public struct DiscoveredAccessory: Sendable, Hashable {
         self.port = port
         self.configurationNumber = configurationNumber
         self.txt = txt
+        self.transport = transport
     }
 }
 
-/// Finding HomeKit accessories on the local network by Multicast DNS (DNS-SD, `_hap._tcp.local`).
+/// Finding HomeKit accessories on the local network by Multicast DNS (DNS-SD, `_hap._tcp.local`
+/// for HAP over IP and `_hap._udp.local` for HAP over CoAP, asked in one query).
 public enum Discovery {
     /// The DNS-SD service type of HAP over IP.
     static let serviceType = DNSName("_hap._tcp.local")
+    /// The DNS-SD service type of HAP over CoAP (Thread accessories).
+    static let coapServiceType = DNSName("_hap._udp.local")
+
+    /// The transport a service type names.
+    static func transport(of serviceType: DNSName) -> HAPTransportKind? {
+        switch serviceType {
+        case Discovery.serviceType: .ip
+        case coapServiceType: .coap
+        default: nil
+        }
+    }
 
     /// Sends a one-shot ("legacy unicast", RFC 6762 §5.1 and §6.7) PTR query for
     /// `_hap._tcp.local` from an ephemeral UDP port to `destination`:`port` and collects the
@@ -166,6 +189,7 @@ final class MulticastForwarder: ChannelInboundHandler {
 /// What the responses have told so far about `_hap._tcp` services, and what is still missing.
 struct DiscoveryCollector {
     private var instances: [DNSName] = []
+    private var transports: [DNSName: HAPTransportKind] = [:]
     private var services: [DNSName: (port: UInt16, target: DNSName)] = [:]
     private var texts: [DNSName: [[UInt8]]] = [:]
     private var addresses: [DNSName: [IPAddress]] = [:]
@@ -195,11 +219,12 @@ struct DiscoveryCollector {
         for record in message.allRecords {
             let gone = record.ttl == 0
             switch record.data {
-            case .ptr(let instance) where record.name == Discovery.serviceType && !instance.labels.isEmpty:
+            case .ptr(let instance) where Discovery.transport(of: record.name) != nil && !instance.labels.isEmpty:
                 if gone {
                     instances.removeAll { $0 == instance }
                 } else if !instances.contains(instance) {
                     instances.append(instance)
+                    transports[instance] = Discovery.transport(of: record.name)
                 }
             case .srv(_, _, let port, let target):
                 services[record.name] = gone ? nil : (port, target)
@@ -233,7 +258,8 @@ struct DiscoveryCollector {
         for instance in instances {
             if let service = services[instance] {
                 if addresses[service.target] == nil, hosts.insert(service.target).inserted {
-                    questions.append(DNSQuestion(name: service.target, type: .a, unicastResponse: true))
+                    let type: DNSRecordType = transports[instance] == .coap ? .aaaa : .a
+                    questions.append(DNSQuestion(name: service.target, type: type, unicastResponse: true))
                 }
             } else {
                 questions.append(DNSQuestion(name: instance, type: .srv, unicastResponse: true))
@@ -251,7 +277,14 @@ struct DiscoveryCollector {
             guard let service = services[instance], let strings = texts[instance] else { return nil }
             let txt = Self.keyValues(strings)
             let known = addresses[service.target] ?? []
-            let address = known.first { if case .v4 = $0 { true } else { false } } ?? known.first
+            let transport = transports[instance] ?? .ip
+            let preferred: (IPAddress) -> Bool = { address in
+                switch address {
+                case .v4: transport == .ip
+                case .v6: transport == .coap
+                }
+            }
+            let address = known.first(where: preferred) ?? known.first
             let statusFlags = txt["sf"].flatMap { Int($0) } ?? 0
             return DiscoveredAccessory(
                 name: instance.labels[0],
@@ -262,7 +295,8 @@ struct DiscoveryCollector {
                 host: address?.text ?? service.target.description,
                 port: Int(service.port),
                 configurationNumber: txt["c#"].flatMap { Int($0) },
-                txt: txt
+                txt: txt,
+                transport: transport
             )
         }
         return found.sorted { lhs, rhs in

@@ -30,9 +30,10 @@ struct DiscoveryRound {
         self.queryID = queryID
     }
 
-    /// The PTR query for `_hap._tcp.local`, QU bit set.
+    /// The PTR query for `_hap._tcp.local` and `_hap._udp.local`, QU bit set.
     var browseQuery: [UInt8] {
-        DNSMessage.query(id: queryID, [DNSQuestion(name: Discovery.serviceType, type: .ptr, unicastResponse: true)]).encodedQuery()
+        DNSMessage.query(id: queryID, [DNSQuestion(name: Discovery.serviceType, type: .ptr, unicastResponse: true),
+                                       DNSQuestion(name: Discovery.coapServiceType, type: .ptr, unicastResponse: true)]).encodedQuery()
     }
 
     /// Whether the round has ended (its deadline passed).

@@ -6,6 +6,9 @@ public struct SessionKeys: Sendable {
     public let controllerToAccessory: [UInt8]
     /// Decrypts what the accessory sends.
     public let accessoryToController: [UInt8]
+    /// Decrypts the events an accessory sends by itself over HAP over CoAP (`Event-Salt`,
+    /// `Event-Read-Encryption-Key`); HAP over IP sends its events with ``accessoryToController``.
+    public let accessoryEvents: [UInt8]
 }
 
 /// Pair-verify, M1 to M4, as a value-type state machine: an X25519 exchange in which each side
@@ -59,7 +62,8 @@ public struct PairVerify: Sendable {
             state = .finished
             return .verified(SessionKeys(
                 controllerToAccessory: HAPKeyDerivation.sha512(secret, salt: "Control-Salt", info: "Control-Write-Encryption-Key"),
-                accessoryToController: HAPKeyDerivation.sha512(secret, salt: "Control-Salt", info: "Control-Read-Encryption-Key")
+                accessoryToController: HAPKeyDerivation.sha512(secret, salt: "Control-Salt", info: "Control-Read-Encryption-Key"),
+                accessoryEvents: HAPKeyDerivation.sha512(secret, salt: "Event-Salt", info: "Event-Read-Encryption-Key")
             ))
         case .idle, .finished:
             throw HAPError(.state, "pair-verify: no message was expected")

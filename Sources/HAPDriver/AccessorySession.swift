@@ -18,6 +18,9 @@ public protocol AccessorySession: AnyObject, Sendable {
         -> [CharacteristicAddress: CharacteristicOutcome]
     /// A camera's still image (`POST /resource`): JPEG bytes; `aid` names the camera on a bridge.
     func snapshot(aid: Int, width: Int, height: Int, timeout: Duration) async throws(HAPError) -> [UInt8]
+    /// Removes a controller's pairing on the device; removing our own unpairs us (the device may
+    /// then end the session). Admins only.
+    func removePairing(_ pairingID: String) async throws(HAPError)
     /// The values the device reports by itself; ends when the session ends.
     var events: AsyncStream<[CharacteristicValue]> { get }
     /// Whether the session is still open.

@@ -64,7 +64,8 @@ extension HAPDriver {
         for accessory in found where !accessory.deviceID.isEmpty {
             guard let link = links.first(where: { $0.key.uppercased() == accessory.deviceID.uppercased() })?.value else {
                 unpaired.append(FoundAccessory(deviceID: accessory.deviceID.uppercased(), name: accessory.name, model: accessory.model,
-                                               category: accessory.categoryIdentifier, host: accessory.host, port: accessory.port, isPaired: accessory.isPaired))
+                                               category: accessory.categoryIdentifier, host: accessory.host, port: accessory.port, isPaired: accessory.isPaired,
+                                               transport: accessory.transport.rawValue))
                 continue
             }
             if let number = accessory.configurationNumber { link.observe(configurationNumber: number) }

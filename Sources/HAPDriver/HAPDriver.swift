@@ -67,14 +67,18 @@ public final class HAPDriver: AccessoryDriver {
         public var port: Int
         public var name: String
         public var placement: Placement
+        /// HAP over IP or over CoAP (a Thread accessory).
+        public var transport: HAPTransportKind
 
-        public init(deviceID: String, publicKey: [UInt8], host: String, port: Int, name: String, placement: Placement = Placement()) {
+        public init(deviceID: String, publicKey: [UInt8], host: String, port: Int, name: String, placement: Placement = Placement(),
+                    transport: HAPTransportKind = .ip) {
             self.deviceID = deviceID
             self.pairing = AccessoryPairing(pairingID: deviceID, publicKey: publicKey)
             self.host = host
             self.port = port
             self.name = name
             self.placement = placement
+            self.transport = transport
         }
     }
 
@@ -87,7 +91,8 @@ public final class HAPDriver: AccessoryDriver {
     }
 
     private let controller: ControllerIdentity
-    private let transport: any HAPTransport
+    /// Each kind of device's transport.
+    private let transports: [HAPTransportKind: any HAPTransport]
     let configuration: Configuration
     let logger: Logger
     let state = Mutex(State())
@@ -106,13 +111,15 @@ public final class HAPDriver: AccessoryDriver {
     private let startContinuation: AsyncStream<DeviceLink>.Continuation
 
     /// - Parameters:
-    ///   - transport: how sessions with the devices are opened (HAP over IP unless told otherwise).
+    ///   - transport: how sessions with HAP-over-IP devices are opened (``IPTransport`` unless
+    ///     told otherwise); `coapTransport` the same for HAP-over-CoAP (Thread) devices.
     ///   - moved: told when a paired device is found at a new address (the driver follows it at
     ///     once; the caller stores the new address).
     public init(controller: ControllerIdentity, devices: [Device], configuration: Configuration = Configuration(), logger: Logger,
-                transport: any HAPTransport = IPTransport(), moved: @escaping @Sendable (Device) -> Void = { _ in }) {
+                transport: any HAPTransport = IPTransport(), coapTransport: any HAPTransport = CoAPTransport(),
+                moved: @escaping @Sendable (Device) -> Void = { _ in }) {
         self.controller = controller
-        self.transport = transport
+        self.transports = [.ip: transport, .coap: coapTransport]
         self.configuration = configuration
         self.logger = logger
         self.moved = moved
@@ -127,7 +134,8 @@ public final class HAPDriver: AccessoryDriver {
     }
 
     private func makeLink(_ device: Device) -> DeviceLink {
-        DeviceLink(device: device, controller: controller, transport: transport, configuration: configuration, logger: logger) { [continuation, browseAlarm] event in
+        DeviceLink(device: device, controller: controller, transport: transports[device.transport] ?? device.transport.transport,
+                   configuration: configuration, logger: logger) { [continuation, browseAlarm] event in
             if case .reachability(_, reachable: false) = event { browseAlarm.ring() } // it may have moved: look for it
             continuation.yield(event)
         }

@@ -14,4 +14,18 @@ public protocol HAPTransport: Sendable {
     ///   the one paired (or no longer knows the controller).
     func openSession(host: String, port: Int, controller: ControllerIdentity, accessory: AccessoryPairing,
                      timeout: Duration) async throws(HAPError) -> any AccessorySession
+
+    /// Pairs with the accessory at `host`:`port` using its setup code (pair-setup M1-M6).
+    /// - Returns: the accessory's pairing id and long-term public key, to store.
+    func pairSetup(host: String, port: Int, code: String, controller: ControllerIdentity) async throws(HAPError) -> AccessoryPairing
+}
+
+extension HAPTransportKind {
+    /// The transport that reaches devices of this kind.
+    public var transport: any HAPTransport {
+        switch self {
+        case .ip: IPTransport()
+        case .coap: CoAPTransport()
+        }
+    }
 }

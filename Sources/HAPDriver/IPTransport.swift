@@ -9,6 +9,12 @@ public struct IPTransport: HAPTransport {
                             timeout: Duration) async throws(HAPError) -> any AccessorySession {
         try await Client.session(host: host, port: port, controller: controller, accessory: accessory, timeout: timeout)
     }
+
+    public func pairSetup(host: String, port: Int, code: String, controller: ControllerIdentity) async throws(HAPError) -> AccessoryPairing {
+        let client = try await Client.connect(host: host, port: port)
+        defer { client.close() }
+        return try await client.pairSetup(code: code, controller: controller)
+    }
 }
 
 extension Client: AccessorySession {}

@@ -6,7 +6,7 @@ import GRDB
 
 extension HomeStore {
     /// The schema's migrations, in order: `v1-layout`, `v2-ledger`, `v3-pairings`,
-    /// `v4-trigger-last-fire`.
+    /// `v4-trigger-last-fire`, `v5-pairing-transport`.
     static func migrator() -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-layout") { db in
@@ -20,6 +20,9 @@ extension HomeStore {
         }
         migrator.registerMigration("v4-trigger-last-fire") { db in
             for statement in Schema.triggerLastFire { try db.execute(sql: statement) }
+        }
+        migrator.registerMigration("v5-pairing-transport") { db in
+            for statement in Schema.pairingTransport { try db.execute(sql: statement) }
         }
         return migrator
     }
@@ -175,5 +178,11 @@ private enum Schema {
     /// it never fired), so a trigger neither fires twice nor misses a fire across a restart.
     static let triggerLastFire = [
         "ALTER TABLE timer_trigger ADD COLUMN last_fire_date REAL",
+    ]
+
+    /// `v5-pairing-transport`: how a paired device is reached: `ip` (HAP over IP, every pairing
+    /// made before) or `coap` (HAP over CoAP, Thread accessories).
+    static let pairingTransport = [
+        "ALTER TABLE pairing ADD COLUMN transport TEXT NOT NULL DEFAULT 'ip'",
     ]
 }

@@ -17,8 +17,11 @@ public struct StoredPairing: Sendable, Hashable {
     /// the default room.
     public var room: String?
     public var pairedAt: Date
+    /// How it is reached: `ip` (HAP over IP) or `coap` (HAP over CoAP, a Thread accessory).
+    public var transport: String
 
-    public init(deviceID: String, publicKey: [UInt8], host: String, port: Int, name: String, home: String? = nil, room: String? = nil, pairedAt: Date = Date()) {
+    public init(deviceID: String, publicKey: [UInt8], host: String, port: Int, name: String, home: String? = nil, room: String? = nil,
+                pairedAt: Date = Date(), transport: String = "ip") {
         self.deviceID = deviceID
         self.publicKey = publicKey
         self.host = host
@@ -27,6 +30,7 @@ public struct StoredPairing: Sendable, Hashable {
         self.home = home
         self.room = room
         self.pairedAt = pairedAt
+        self.transport = transport
     }
 }
 
@@ -62,10 +66,10 @@ extension HomeStore {
     public func savePairing(_ pairing: StoredPairing) throws(StoreError) {
         try write("save the pairing with \(pairing.deviceID)") { db in
             try db.execute(sql: """
-                INSERT OR REPLACE INTO pairing (device_id, public_key, host, port, name, home, room, paired_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT OR REPLACE INTO pairing (device_id, public_key, host, port, name, home, room, paired_at, transport)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, arguments: [pairing.deviceID, Data(pairing.publicKey), pairing.host, pairing.port, pairing.name,
-                                 pairing.home, pairing.room, pairing.pairedAt.timeIntervalSince1970])
+                                 pairing.home, pairing.room, pairing.pairedAt.timeIntervalSince1970, pairing.transport])
         }
     }
 
@@ -87,6 +91,7 @@ extension HomeStore {
 
     private static func pairing(from row: Row) -> StoredPairing {
         StoredPairing(deviceID: row["device_id"], publicKey: [UInt8](row["public_key"] as Data), host: row["host"], port: row["port"],
-                      name: row["name"], home: row["home"], room: row["room"], pairedAt: Date(timeIntervalSince1970: row["paired_at"]))
+                      name: row["name"], home: row["home"], room: row["room"], pairedAt: Date(timeIntervalSince1970: row["paired_at"]),
+                      transport: row["transport"])
     }
 }

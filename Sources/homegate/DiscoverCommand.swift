@@ -68,11 +68,11 @@ enum DiscoveryListing {
 
     /// A header line and one line per accessory, columns padded to their widest entry.
     static func table(_ accessories: [DiscoveredAccessory]) -> [String] {
-        let header = ["NAME", "ID", "MODEL", "CATEGORY", "PAIRED", "ADDRESS"]
+        let header = ["NAME", "ID", "MODEL", "CATEGORY", "PAIRED", "TRANSPORT", "ADDRESS"]
         let rows = accessories.map { accessory in
             [
                 accessory.name, accessory.deviceID.isEmpty ? "-" : accessory.deviceID, accessory.model.isEmpty ? "-" : accessory.model,
-                categoryName(accessory.categoryIdentifier), accessory.isPaired ? "yes" : "no", address(accessory),
+                categoryName(accessory.categoryIdentifier), accessory.isPaired ? "yes" : "no", accessory.transport.rawValue, address(accessory),
             ]
         }
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
@@ -85,7 +85,7 @@ enum DiscoveryListing {
 
     /// One accessory as a JSON object on one line, keys sorted: `name`, `id`, `model`,
     /// `category` (the number or null), `category_name` (or null), `paired`, `host`, `port`,
-    /// `config_number` (or null) and `txt` (every TXT entry).
+    /// `config_number` (or null), `transport` (`ip` or `coap`) and `txt` (every TXT entry).
     static func jsonLine(_ accessory: DiscoveredAccessory) -> String {
         let object: [String: Any] = [
             "name": accessory.name,
@@ -96,6 +96,7 @@ enum DiscoveryListing {
             "paired": accessory.isPaired,
             "host": accessory.host,
             "port": accessory.port,
+            "transport": accessory.transport.rawValue,
             "config_number": accessory.configurationNumber.map { $0 as Any } ?? NSNull(),
             "txt": accessory.txt,
         ]

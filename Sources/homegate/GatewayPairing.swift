@@ -16,18 +16,21 @@ struct GatewayPairing: PairingService {
     let driver: HAPDriver
     let logger: Logger
 
-    func pair(host: String, port: Int, code: String, placement: Placement) async throws -> [AccessoryID] {
+    func pair(host: String, port: Int, transport: String, code: String, placement: Placement) async throws -> [AccessoryID] {
         do {
             _ = try PairSetup.normalised(code)
         } catch {
             throw PairingFailure(code: "invalid-request", message: error.message)
         }
+        guard let kind = HAPTransportKind(rawValue: transport) else {
+            throw PairingFailure(code: "invalid-request", message: "\"transport\" must be \"ip\" or \"coap\", not \"\(transport)\"")
+        }
         do {
-            let (pairing, database) = try await Self.pair(host: host, port: port, code: code, controller: controller, logger: logger) { pairing, database in
+            let (pairing, database) = try await Self.pair(host: host, port: port, transport: kind, code: code, controller: controller, logger: logger) { pairing, database in
                 let name = PairCommand.name(of: database) ?? "Accessory \(pairing.pairingID)"
                 try store.savePairing(StoredPairing(deviceID: pairing.pairingID, publicKey: pairing.publicKey, host: host, port: port, name: name,
-                                                    home: placement.home, room: placement.room))
-                logger.info("paired with \(name) (\(pairing.pairingID)) at \(host):\(port)")
+                                                    home: placement.home, room: placement.room, transport: kind.rawValue))
+                logger.info("paired with \(name) (\(pairing.pairingID)) at \(host):\(port) over \(kind == .coap ? "HAP over CoAP" : "HAP over IP")")
             }
             driver.replaceDevices(PairingStore.devices(try store.pairings()))
             return database.map { HAPDriver.accessoryID(deviceID: pairing.pairingID, aid: $0.aid) }
@@ -52,8 +55,9 @@ struct GatewayPairing: PairingService {
             throw PairingFailure(code: "not-found", message: "\(accessory) is not an accessory of a paired HomeKit device")
         }
         do throws(HAPError) {
-            let client = try await Client.session(host: stored.host, port: stored.port, controller: controller,
-                                                  accessory: AccessoryPairing(pairingID: stored.deviceID, publicKey: stored.publicKey))
+            let transport = (HAPTransportKind(rawValue: stored.transport) ?? .ip).transport
+            let client = try await transport.openSession(host: stored.host, port: stored.port, controller: controller,
+                                                         accessory: AccessoryPairing(pairingID: stored.deviceID, publicKey: stored.publicKey), timeout: .seconds(8))
             defer { client.close() }
             do {
                 try await client.removePairing(controller.pairingID)
@@ -75,24 +79,25 @@ struct GatewayPairing: PairingService {
     /// controller that kept nothing (it would answer every later pair-setup "already paired",
     /// and a real lock would need a factory reset).
     static func pair(
-        host: String, port: Int, code: String, controller: ControllerIdentity, logger: Logger,
+        host: String, port: Int, transport kind: HAPTransportKind = .ip, code: String, controller: ControllerIdentity, logger: Logger,
         keep: (AccessoryPairing, [AccessoryDescription]) async throws -> Void
     ) async throws -> (AccessoryPairing, [AccessoryDescription]) {
-        let pairing = try await pairSetup(host: host, port: port, code: code, controller: controller)
+        let transport = kind.transport
+        let pairing = try await transport.pairSetup(host: host, port: port, code: code, controller: controller)
         do {
-            let database = try await describe(host: host, port: port, pairing: pairing, controller: controller)
+            let database = try await describe(host: host, port: port, transport: transport, pairing: pairing, controller: controller)
             try await keep(pairing, database)
             return (pairing, database)
         } catch {
-            await forget(pairing, host: host, port: port, controller: controller, logger: logger)
+            await forget(pairing, host: host, port: port, transport: transport, controller: controller, logger: logger)
             throw error
         }
     }
 
     /// Asks the accessory to remove this controller's pairing; logs what came of it.
-    static func forget(_ pairing: AccessoryPairing, host: String, port: Int, controller: ControllerIdentity, logger: Logger) async {
+    static func forget(_ pairing: AccessoryPairing, host: String, port: Int, transport: any HAPTransport, controller: ControllerIdentity, logger: Logger) async {
         do throws(HAPError) {
-            let client = try await Client.session(host: host, port: port, controller: controller, accessory: pairing)
+            let client = try await transport.openSession(host: host, port: port, controller: controller, accessory: pairing, timeout: .seconds(8))
             defer { client.close() }
             do {
                 try await client.removePairing(controller.pairingID)
@@ -105,16 +110,11 @@ struct GatewayPairing: PairingService {
         }
     }
 
-    static func pairSetup(host: String, port: Int, code: String, controller: ControllerIdentity) async throws(HAPError) -> AccessoryPairing {
-        let client = try await Client.connect(host: host, port: port)
+    /// Verifies the new pairing on a fresh session and reads the accessory database.
+    static func describe(host: String, port: Int, transport: any HAPTransport, pairing: AccessoryPairing,
+                         controller: ControllerIdentity) async throws(HAPError) -> [AccessoryDescription] {
+        let client = try await transport.openSession(host: host, port: port, controller: controller, accessory: pairing, timeout: .seconds(8))
         defer { client.close() }
-        return try await client.pairSetup(code: code, controller: controller)
-    }
-
-    /// Verifies the new pairing on a fresh connection and reads the accessory database.
-    static func describe(host: String, port: Int, pairing: AccessoryPairing, controller: ControllerIdentity) async throws(HAPError) -> [AccessoryDescription] {
-        let client = try await Client.session(host: host, port: port, controller: controller, accessory: pairing)
-        defer { client.close() }
-        return try await client.accessories()
+        return try await client.accessoryDatabase(timeout: Client.defaultTimeout).accessories
     }
 }

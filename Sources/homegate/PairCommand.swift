@@ -29,6 +29,9 @@ struct PairCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The accessory's HAP port.")
     var port: Int
 
+    @Option(name: .long, help: "ip (HAP over IP, the default) or coap (HAP over CoAP: a Thread accessory, as `homegate discover` lists it).")
+    var transport: String = "ip"
+
     @Option(name: .long, help: "The setup code, 123-45-678.")
     var code: String
 
@@ -40,6 +43,7 @@ struct PairCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (1...65535).contains(port) else { throw ValidationError("--port: expected 1 to 65535, got \(port)") }
+        guard HAPTransportKind(rawValue: transport) != nil else { throw ValidationError("--transport: expected ip or coap, got \(transport)") }
         do {
             _ = try PairSetup.normalised(code)
         } catch {
@@ -59,11 +63,12 @@ struct PairCommand: AsyncParsableCommand {
         let homeName = try resolveHome(in: pairings)
         let controller = try pairings.controllerIdentity()
         do {
-            let (pairing, database) = try await GatewayPairing.pair(host: host, port: port, code: code, controller: controller,
+            let kind = HAPTransportKind(rawValue: transport) ?? .ip
+            let (pairing, database) = try await GatewayPairing.pair(host: host, port: port, transport: kind, code: code, controller: controller,
                                                                     logger: Logger(label: "homegate", factory: { StreamLogHandler.standardError(label: $0) })) { pairing, database in
                 let name = Self.name(of: database) ?? "Accessory \(pairing.pairingID)"
                 try pairings.store.savePairing(StoredPairing(deviceID: pairing.pairingID, publicKey: pairing.publicKey, host: host, port: port,
-                                                             name: name, home: homeName, room: room))
+                                                             name: name, home: homeName, room: room, transport: kind.rawValue))
             }
             report(name: Self.name(of: database) ?? "Accessory \(pairing.pairingID)", pairing: pairing, database: database)
         } catch let error as HAPError {

@@ -73,7 +73,8 @@ struct PairingStore {
     static func devices(_ pairings: [StoredPairing]) -> [HAPDriver.Device] {
         pairings.map { pairing in
             HAPDriver.Device(deviceID: pairing.deviceID, publicKey: pairing.publicKey, host: pairing.host, port: pairing.port,
-                             name: pairing.name, placement: Placement(home: pairing.home, room: pairing.room))
+                             name: pairing.name, placement: Placement(home: pairing.home, room: pairing.room),
+                             transport: HAPTransportKind(rawValue: pairing.transport) ?? .ip)
         }
     }
 }

@@ -46,8 +46,9 @@ struct UnpairCommand: AsyncParsableCommand {
     }
 
     private func removeOnDevice(_ pairing: StoredPairing, controller: ControllerIdentity) async throws(HAPError) {
-        let client = try await Client.session(host: pairing.host, port: pairing.port, controller: controller,
-                                              accessory: AccessoryPairing(pairingID: pairing.deviceID, publicKey: pairing.publicKey))
+        let transport = (HAPTransportKind(rawValue: pairing.transport) ?? .ip).transport
+        let client = try await transport.openSession(host: pairing.host, port: pairing.port, controller: controller,
+                                                     accessory: AccessoryPairing(pairingID: pairing.deviceID, publicKey: pairing.publicKey), timeout: .seconds(8))
         defer { client.close() }
         do {
             try await client.removePairing(controller.pairingID)

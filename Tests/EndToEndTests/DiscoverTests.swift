@@ -50,14 +50,15 @@ struct DiscoverTests {
         #expect(lamp["host"] as? String == "127.0.0.1")
         #expect(lamp["port"] as? Int == 51827)
         #expect(lamp["config_number"] as? Int == 12)
+        #expect(lamp["transport"] as? String == "ip")
         #expect(objects.map { $0["name"] as? String } == ["HomeGate Test Bridge", "Küche Lamp"], "sorted by name")
 
         let table = try await namespace.run(HomeGateProcess.binary(), ["discover", "--timeout", "1.5"])
         #expect(table.status == 0, "output:\n\(table.output)")
         #expect(table.output.split(separator: "\n").map(String.init) == [
-            "NAME                  ID                 MODEL         CATEGORY   PAIRED  ADDRESS",
-            "HomeGate Test Bridge  AA:BB:CC:00:11:22  HG Bridge 1   bridge     no      127.0.0.1:51826",
-            "Küche Lamp            DE:AD:BE:EF:00:05  Lamp Model 5  lightbulb  yes     127.0.0.1:51827",
+            "NAME                  ID                 MODEL         CATEGORY   PAIRED  TRANSPORT  ADDRESS",
+            "HomeGate Test Bridge  AA:BB:CC:00:11:22  HG Bridge 1   bridge     no      ip         127.0.0.1:51826",
+            "Küche Lamp            DE:AD:BE:EF:00:05  Lamp Model 5  lightbulb  yes     ip         127.0.0.1:51827",
         ], "output:\n\(table.output)")
     }
 

@@ -366,6 +366,25 @@ struct DNSMessageTests {
         #expect(collector.accessories().map(\.isPaired) == [true])
     }
 
+    @Test("a _hap._udp service (HAP over CoAP, Thread) asks for AAAA, prefers its IPv6 address and says coap")
+    func coapService() throws {
+        let instance = DNSName(labels: ["Eve Energy 20EBU", "_hap", "_udp", "local"])
+        let host = DNSName("eve-energy.local")
+        var collector = DiscoveryCollector()
+        collector.add(Self.response([
+            Self.record(Discovery.coapServiceType, .ptr(instance)),
+            Self.record(instance, .srv(priority: 0, weight: 0, port: 5683, target: host)),
+            Self.record(instance, .txt([Array("id=AB:CD:EF:01:02:03".utf8), Array("sf=1".utf8), Array("ci=7".utf8)])),
+        ]))
+        #expect(collector.missingQuestions() == [DNSQuestion(name: host, type: .aaaa, unicastResponse: true)])
+        collector.add(Self.response([Self.record(host, .a([10, 0, 0, 9])), Self.record(host, .aaaa([0xFD, 0x12] + [UInt8](repeating: 0, count: 13) + [0x05]))]))
+        let found = try #require(collector.accessories().first)
+        #expect(found.transport == .coap)
+        #expect(found.host == "fd12::5")
+        #expect(found.port == 5683)
+        #expect(!found.isPaired)
+    }
+
     @Test("a goodbye (TTL 0) PTR removes the service")
     func goodbye() throws {
         var collector = DiscoveryCollector()
@@ -409,8 +428,9 @@ struct DNSMessageTests {
             ),
         ])
         let asked = responder.questions
-        let ptrQueries = asked.filter { $0 == [DNSQuestion(name: Discovery.serviceType, type: .ptr, unicastResponse: true)] }
-        #expect(ptrQueries.count == 3, "the query and two resends: \(asked)")
+        let ptrQueries = asked.filter { $0 == [DNSQuestion(name: Discovery.serviceType, type: .ptr, unicastResponse: true),
+                                               DNSQuestion(name: Discovery.coapServiceType, type: .ptr, unicastResponse: true)] }
+        #expect(ptrQueries.count == 3, "the query (HAP over IP and over CoAP in one) and two resends: \(asked)")
         let followUps = Set(asked.flatMap { $0 }.filter { $0.type != .ptr }.map { "\($0.type) \($0.name)" })
         #expect(followUps == ["SRV Porch Light._hap._tcp.local", "TXT Porch Light._hap._tcp.local", "A porch.local"])
     }

@@ -9,7 +9,8 @@ import Testing
 @Suite("HAP connection pipeline")
 struct SessionPipelineTests {
     private static let keys = SessionKeys(controllerToAccessory: (0..<32).map { UInt8($0) },
-                                          accessoryToController: (0..<32).map { UInt8(255 - $0) })
+                                          accessoryToController: (0..<32).map { UInt8(255 - $0) },
+                                          accessoryEvents: (0..<32).map { UInt8(128 &+ $0) })
 
     private static func response(_ body: String, status: String = "200 OK") -> [UInt8] {
         Array("HTTP/1.1 \(status)\r\nContent-Type: application/hap+json\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8)

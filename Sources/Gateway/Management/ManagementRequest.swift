@@ -114,7 +114,8 @@ enum ManagementRequest: Equatable {
     struct Pairing: Equatable {
         /// Where the device listens: an address, or a device id the accessory browser found.
         enum Address: Equatable {
-            case host(String, port: Int)
+            /// `transport`: `ip` (HAP over IP) or `coap` (HAP over CoAP, a Thread accessory).
+            case host(String, port: Int, transport: String)
             case found(deviceID: String)
         }
 
@@ -243,7 +244,9 @@ extension ManagementRequest.Pairing {
             let host = try fields.string("host")
             let port = try fields.int("port")
             guard (1...65535).contains(port) else { throw Gateway.RequestError.invalid("\"port\" must be 1 to 65535") }
-            address = .host(host, port: port)
+            let transport = try fields.optionalString("transport") ?? "ip"
+            guard ["ip", "coap"].contains(transport) else { throw Gateway.RequestError.invalid("\"transport\" must be \"ip\" or \"coap\", not \"\(transport)\"") }
+            address = .host(host, port: port, transport: transport)
         }
         self.init(address: address, code: try fields.string("code"), room: try fields.optionalString("room"), home: home)
     }

@@ -4,9 +4,9 @@ import HomeModel
 /// Pairing with HomeKit devices, as the gateway's management requests need it; the executable
 /// provides it (the engine knows nothing of HAP).
 public protocol PairingService: Sendable {
-    /// Pairs with the accessory server at `host`:`port`, stores the pairing and starts using it;
-    /// returns the ids its accessories get. Throws ``PairingFailure``.
-    func pair(host: String, port: Int, code: String, placement: Placement) async throws -> [AccessoryID]
+    /// Pairs with the accessory server at `host`:`port` over `transport` (`ip` or `coap`), stores
+    /// the pairing and starts using it; returns the ids its accessories get. Throws ``PairingFailure``.
+    func pair(host: String, port: Int, transport: String, code: String, placement: Placement) async throws -> [AccessoryID]
     /// Removes the pairing of the device that `accessory` belongs to, on the device and here.
     func unpair(_ accessory: AccessoryID) async throws
     /// Turns the accessory browser on or off; whether it is on now (a configuration may keep it on).
