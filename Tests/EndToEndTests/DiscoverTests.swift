@@ -62,6 +62,32 @@ struct DiscoverTests {
         ], "output:\n\(table.output)")
     }
 
+    @Test("a Thread accessory announced on _hap._udp (HAP over CoAP) is listed with transport coap beside the _hap._tcp ones")
+    func discoversThreadAccessory() async throws {
+        let namespace = try await DiscoverNamespace.create(suffix: "-coap")
+        defer { namespace.delete() }
+        try await namespace.addMulticastRoute()
+        let python = try DiscoverNamespace.venvPython()
+        let advertiser = try namespace.start(python, [Self.advertiser, "--bridge-port", "51826", "--lightbulb-port", "51827", "--coap-port", "5683"])
+        defer { DiscoverNamespace.stop(advertiser) }
+        _ = try await advertiser.output.wait(timeout: .seconds(30), for: "the mDNS advertiser to be ready") { output in
+            output.contains("\"event\": \"ready\"") ? output : nil
+        }
+        let json = try await namespace.run(HomeGateProcess.binary(), ["discover", "--timeout", "2", "--json"])
+        #expect(json.status == 0, "output:\n\(json.output)")
+        let objects = json.output.split(separator: "\n").compactMap { line -> [String: Any]? in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+        }
+        #expect(objects.map { $0["name"] as? String } == ["Eve Energy 20EBU", "HomeGate Test Bridge", "Küche Lamp"], "output:\n\(json.output)")
+        let eve = try #require(objects.first { $0["name"] as? String == "Eve Energy 20EBU" })
+        #expect(eve["transport"] as? String == "coap")
+        #expect(eve["id"] as? String == "E1:E2:E3:E4:E5:E6")
+        #expect(eve["port"] as? Int == 5683)
+        #expect(eve["paired"] as? Bool == false)
+        #expect(["::1", "127.0.0.1"].contains(eve["host"] as? String ?? ""), "its IPv6 address when announced, else its IPv4 one: \(eve)")
+        #expect(objects.filter { $0["transport"] as? String == "ip" }.count == 2)
+    }
+
     @Test("nobody answering: says so and exits 0 (the note goes to standard error with --json)")
     func nobodyAnswers() async throws {
         let namespace = try await DiscoverNamespace.create(suffix: "-quiet")

@@ -78,12 +78,12 @@ struct HAPPDUTests {
 
     static func lightbulbDatabase() -> [UInt8] {
         let float = { (value: Float) in withUnsafeBytes(of: value.bitPattern.littleEndian, Array.init) }
-        let information = item(0x15, item(0x06, uuid(0x3E)) + item(0x07, [1, 0]) + item(0x14, list([
+        let information = item(0x15, item(0x06, [0x3E]) + item(0x07, [1, 0]) + item(0x14, list([
             characteristic(type: 0x23, iid: 2, properties: 0x0010, format: 0x19),
             characteristic(type: 0x14, iid: 3, properties: 0x0020, format: 0x01),
         ])))
         let bulb = item(0x15, item(0x06, uuid(0x43)) + item(0x07, [10, 0]) + item(0x0F, [1, 0]) + item(0x10, [1, 0]) + item(0x14, list([
-            characteristic(type: 0x25, iid: 11, properties: 0x00B0, format: 0x01),
+            item(0x13, item(0x04, [0x25]) + item(0x05, [11, 0]) + item(0x0A, [0xB0, 0x01]) + item(0x0C, [0x01, 0, 0x00, 0x27, 1, 0, 0])),
             characteristic(type: 0x8, iid: 12, properties: 0x00B0, format: 0x10, unit: 0x27AD, extra: item(0x0D, [0, 0, 0, 0, 100, 0, 0, 0]) + item(0x0E, [1, 0, 0, 0])),
             characteristic(type: 0x11, iid: 13, properties: 0x0090, format: 0x14, unit: 0x272F, extra: item(0x0D, float(-10) + float(50)) + item(0x0E, float(0.1))),
             characteristic(type: 0x8E, iid: 14, properties: 0x0048, format: 0x04, extra: item(0x11, [0, 1, 3])),
@@ -92,7 +92,7 @@ struct HAPPDUTests {
         return item(0x18, list([accessory]))
     }
 
-    @Test("a lightbulb's database: services, characteristics, permissions, formats, units, ranges, steps, valid values")
+    @Test("a lightbulb's database: short and whole types, services, characteristics, permissions, formats, units, ranges, steps, valid values")
     func database() throws {
         let database = try GATTDatabase(decoding: Self.lightbulbDatabase())
         #expect(database.warnings.isEmpty)

@@ -30,8 +30,8 @@ final class CoAPEndpoint: Sendable {
             throw HAPError(.connection, "cannot resolve \(host): \(error)")
         }
         let loop = group.next()
-        let handler = NIOLoopBound(CoAPEndpointHandler(remote: remote, incoming: incoming), eventLoop: loop)
         do {
+            let handler = try await loop.submit { NIOLoopBound(CoAPEndpointHandler(remote: remote, incoming: incoming), eventLoop: loop) }.get()
             let channel = try await DatagramBootstrap(group: loop)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(handler.value) }

@@ -3,8 +3,8 @@ import Wire
 /// The accessory database as HAP over CoAP sends it (opcode 0x09): nested TLV8 instead of JSON.
 ///
 /// Accessories (item 0x18, a list of 0x19 records), each with its instance id (0x1A) and
-/// services (0x16, a list of 0x15 records); a service has its type (0x06, a UUID as a 128-bit
-/// little-endian number), instance id (0x07), properties (0x0F: primary, hidden), linked services
+/// services (0x16, a list of 0x15 records); a service has its type (0x06: Apple's short form as
+/// a little-endian number, or a whole UUID as a 128-bit little-endian number), instance id (0x07), properties (0x0F: primary, hidden), linked services
 /// (0x10) and characteristics (0x14, a list of 0x13 records); a characteristic has its type
 /// (0x04), instance id (0x05), properties (0x0A, the permission bits), presentation format (0x0C:
 /// format, exponent, unit, namespace, description), valid range (0x0D), step (0x0E), valid values
@@ -143,8 +143,14 @@ struct GATTDatabase: Sendable {
         return Int(exactly: value)
     }
 
-    /// A 16-byte little-endian UUID as HAP's upper-case text form.
+    /// A type as HAP's upper-case UUID text: Apple's types come as their short number
+    /// little-endian in as few bytes as it takes (`3E` is the one byte `3e`), others as the 16
+    /// bytes of the whole UUID as a little-endian number.
     private static func uuid(_ bytes: [UInt8]) -> String? {
+        if (1...4).contains(bytes.count) {
+            let short = bytes.reversed().reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+            return AccessoryDescription.fullUUID(String(short, radix: 16, uppercase: true))
+        }
         guard bytes.count == 16 else { return nil }
         let hex = bytes.reversed().map { String($0, radix: 16, uppercase: true).leftPadded(to: 2) }.joined()
         let groups = [hex.prefix(8), hex.dropFirst(8).prefix(4), hex.dropFirst(12).prefix(4), hex.dropFirst(16).prefix(4), hex.dropFirst(20)]
