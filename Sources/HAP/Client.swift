@@ -26,6 +26,11 @@ public struct CharacteristicAddress: Sendable, Hashable, Comparable, CustomStrin
 public struct CharacteristicValue: Sendable, Hashable {
     public let address: CharacteristicAddress
     public let value: JSON
+
+    public init(address: CharacteristicAddress, value: JSON) {
+        self.address = address
+        self.value = value
+    }
 }
 
 /// A HAP controller's connection to one accessory server (an accessory or a bridge).

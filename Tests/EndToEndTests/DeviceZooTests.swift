@@ -320,6 +320,12 @@ import TestSupport
     /// One set per writable format (bool, integer kinds, float, string), through mosquitto_pub:
     /// the device receives it and the gateway acknowledges it.
     static func writeOnePerFormat(_ entries: [Entry], fixture: GatewayFixture, peer: ZooPeer) async throws {
+        try await writeOnePerFormat(entries, fixture: fixture, database: peer.database) { predicate in try await peer.waitForLine(where: predicate) }
+    }
+
+    /// The same for any peer that reports each write as a `"event": "write"` line.
+    static func writeOnePerFormat(_ entries: [Entry], fixture: GatewayFixture, database: String,
+                                  waitForLine: (@escaping @Sendable (String) -> Bool) async throws -> String) async throws {
         var done: Set<String> = []
         let results = try await TestClient.connect(TestClient.configuration(fixture.broker.url, id: "zoo-results"))
         for entry in entries where entry.perms.contains("pw") && entry.perms.contains("pr") && !done.contains(entry.format) {
@@ -328,12 +334,12 @@ import TestSupport
             try await results.subscribe("\(entry.topic)/set/result")
             try await HAPEndToEndTests.mosquittoPub(fixture.broker, "\(entry.topic)/set", payload)
             let ack = try GatewayFixture.decode(try await results.inbox.first(on: "\(entry.topic)/set/result").payload)
-            #expect(ack["ok"] as? Bool == true, "\(peer.database): set \(entry.topic) = \(payload): \(ack)")
+            #expect(ack["ok"] as? Bool == true, "\(database): set \(entry.topic) = \(payload): \(ack)")
             let aid = entry.aid, iid = entry.iid
-            _ = try await peer.waitForLine { $0.contains("\"event\": \"write\", \"aid\": \(aid), \"iid\": \(iid),") }
+            _ = try await waitForLine { $0.contains("\"event\": \"write\", \"aid\": \(aid), \"iid\": \(iid),") }
         }
         let writable = entries.contains { $0.perms.contains("pw") && $0.perms.contains("pr") && Self.newValue(for: $0) != nil }
-        #expect(done.isEmpty != writable, "\(peer.database): written \(done.sorted())")
+        #expect(done.isEmpty != writable, "\(database): written \(done.sorted())")
         await results.stop()
     }
 

@@ -27,7 +27,7 @@ import TestSupport
         try await pair(host: peer.host, port: peer.port, code: peer.pincode, folder: folder, room: room)
     }
 
-    static func pair(host: String, port: Int, code: String, folder: URL, room: String? = "Office", config: String = config) async throws -> String {
+    static func pair(host: String, port: Int, code: String, folder: URL, room: String? = "Office", config: String = config, transport: String = "ip") async throws -> String {
         let configFile = folder.appendingPathComponent("homegate.yml").path
         try config.write(toFile: configFile, atomically: true, encoding: .utf8)
         var output = ""
@@ -35,6 +35,7 @@ import TestSupport
             var arguments = ["pair", "--config", configFile, "--data-dir", folder.appendingPathComponent("data").path,
                              "--host", host, "--port", String(port), "--code", code]
             if let room { arguments += ["--room", room] }
+            if transport != "ip" { arguments += ["--transport", transport] }
             let process = try HomeGateProcess(arguments)
             let status = try await process.waitForExit(timeout: .seconds(30))
             output = process.output
