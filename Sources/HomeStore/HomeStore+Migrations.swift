@@ -6,7 +6,7 @@ import GRDB
 
 extension HomeStore {
     /// The schema's migrations, in order: `v1-layout`, `v2-ledger`, `v3-pairings`,
-    /// `v4-trigger-last-fire`, `v5-pairing-transport`.
+    /// `v4-trigger-last-fire`, `v5-history`, `v6-pairing-transport`.
     static func migrator() -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1-layout") { db in
@@ -21,7 +21,10 @@ extension HomeStore {
         migrator.registerMigration("v4-trigger-last-fire") { db in
             for statement in Schema.triggerLastFire { try db.execute(sql: statement) }
         }
-        migrator.registerMigration("v5-pairing-transport") { db in
+        migrator.registerMigration("v5-history") { db in
+            for statement in Schema.history { try db.execute(sql: statement) }
+        }
+        migrator.registerMigration("v6-pairing-transport") { db in
             for statement in Schema.pairingTransport { try db.execute(sql: statement) }
         }
         return migrator
@@ -180,7 +183,31 @@ private enum Schema {
         "ALTER TABLE timer_trigger ADD COLUMN last_fire_date REAL",
     ]
 
-    /// `v5-pairing-transport`: how a paired device is reached: `ip` (HAP over IP, every pairing
+    /// `v5-history`: each characteristic's values over time (`HomeStore+History.swift`). A series
+    /// is one characteristic, by its accessory's stable id and its instance id (never its topic,
+    /// which a rename moves), with the number of points it holds; a point is a time (Unix
+    /// milliseconds) and the value's JSON text as it was published.
+    static let history = [
+        """
+        CREATE TABLE history_series (
+            id INTEGER PRIMARY KEY,
+            accessory_id TEXT NOT NULL,
+            iid INTEGER NOT NULL,
+            point_count INTEGER NOT NULL DEFAULT 0,
+            UNIQUE (accessory_id, iid)
+        )
+        """,
+        """
+        CREATE TABLE history_point (
+            series_id INTEGER NOT NULL REFERENCES history_series(id) ON DELETE CASCADE,
+            time INTEGER NOT NULL,
+            value TEXT NOT NULL
+        )
+        """,
+        "CREATE INDEX history_point_by_time ON history_point(series_id, time)",
+    ]
+
+    /// `v6-pairing-transport`: how a paired device is reached: `ip` (HAP over IP, every pairing
     /// made before) or `coap` (HAP over CoAP, Thread accessories).
     static let pairingTransport = [
         "ALTER TABLE pairing ADD COLUMN transport TEXT NOT NULL DEFAULT 'ip'",

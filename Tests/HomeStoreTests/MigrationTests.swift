@@ -9,8 +9,8 @@ struct MigrationTests {
     @Test("a new database gets every migration, in order")
     func fresh() throws {
         let store = try HomeStore.inMemory()
-        #expect(try store.appliedMigrations() == ["v1-layout", "v2-ledger", "v3-pairings", "v4-trigger-last-fire"])
-        #expect(HomeStore.migrator().migrations == ["v1-layout", "v2-ledger", "v3-pairings", "v4-trigger-last-fire"])
+        #expect(try store.appliedMigrations() == ["v1-layout", "v2-ledger", "v3-pairings", "v4-trigger-last-fire", "v5-history", "v6-pairing-transport"])
+        #expect(HomeStore.migrator().migrations == ["v1-layout", "v2-ledger", "v3-pairings", "v4-trigger-last-fire", "v5-history", "v6-pairing-transport"])
     }
 
     @Test("a database of the first release is migrated, its layout kept")
@@ -32,7 +32,7 @@ struct MigrationTests {
                 #expect(try queue.read(HomeStore.migrator().appliedMigrations) == ["v1-layout"])
             }
             let store = try HomeStore(directory: directory)
-            #expect(try store.appliedMigrations() == ["v1-layout", "v2-ledger", "v3-pairings", "v4-trigger-last-fire"])
+            #expect(try store.appliedMigrations() == ["v1-layout", "v2-ledger", "v3-pairings", "v4-trigger-last-fire", "v5-history", "v6-pairing-transport"])
             let fan = Accessory(id: "fan", name: "Fan", manufacturer: "Acme", model: "F1", serialNumber: "42", firmwareRevision: "1.0",
                                 category: .fan, roomID: "hall")
             #expect(try store.loadHomes() == [Home(id: "old", name: "Old Home", isPrimary: true, rooms: [Room(id: "hall", name: "Hall")],
@@ -59,7 +59,7 @@ struct MigrationTests {
                 }
             }
             let store = try HomeStore(directory: directory)
-            #expect(try store.appliedMigrations().last == "v4-trigger-last-fire")
+            #expect(try store.appliedMigrations().last == "v6-pairing-transport")
             var homes = try store.loadHomes()
             let wake = TimerTrigger(id: "wake", name: "Wake Up", fireDate: Date(timeIntervalSince1970: 1_790_000_000),
                                     recurrence: .init(unit: .day, every: 1), actionSetIDs: ["morning"])
