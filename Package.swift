@@ -198,7 +198,7 @@ let package = Package(
         .testTarget(name: "HomeModelTests", dependencies: ["Wire", "HomeModel"]),
         .testTarget(name: "HomeStoreTests", dependencies: ["HomeStore", "HomeModel", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "AccessoriesTests", dependencies: ["Wire", "Accessories", "HomeModel", "TestSupport"]),
-        .testTarget(name: "GatewayTests", dependencies: ["Wire", "Gateway", "HAP", "HAPDriver", "HomeModel", "Accessories", "MQTT", "TestSupport",
+        .testTarget(name: "GatewayTests", dependencies: ["Wire", "Gateway", "HAP", "HAPDriver", "HomeModel", "HomeStore", "Accessories", "MQTT", "TestSupport",
                                                         .product(name: "Prometheus", package: "swift-prometheus"),
                                                         .product(name: "Metrics", package: "swift-metrics")]),
         .testTarget(name: "WebUITests", dependencies: ["WebUI", "HomeGateConfig", "MQTT", .product(name: "Crypto", package: "swift-crypto")]),

@@ -45,7 +45,10 @@ extension Gateway {
             }
         }
         let changed = homes != before
-        if changed { reindex() }
+        if changed {
+            reindex()
+            recordChangedValues(of: devices, before: before)
+        }
         for id in cameBack { setReachableFlag(id) }
         if changed {
             layoutDidChange(saving: true)
@@ -59,6 +62,15 @@ extension Gateway {
         }
         if changed { republishAfterLayoutChange() }
         if !cameBack.isEmpty { recordAccessoryCounts() }
+    }
+
+    /// The history gets the values a device's description changed (all of a new accessory's).
+    private func recordChangedValues(of devices: [Accessory], before: [Home]) {
+        let previous = Dictionary(before.flatMap(\.accessories).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for device in devices {
+            guard let (home, accessory) = accessory(device.id) else { continue }
+            recordChangedValues(of: accessory, comparedWith: previous[device.id], home: home.id)
+        }
     }
 
     /// An accessory whose services or characteristics changed on the device (its configuration

@@ -6,8 +6,8 @@ import Wire
 
 /// `<base>/$request/<object>/<verb>`: answered on `<base>/$response/<object>/<verb>` and on the
 /// request's Response Topic, echoing `transaction` and the Correlation Data. The home's own
-/// requests are in `Management/`; the simulator's controls and the gateway's
-/// statistics are here; anything else is answered `unknown-request`.
+/// requests are in `Management/`, `history/get` in `History/`; the simulator's controls and the
+/// gateway's statistics are here; anything else is answered `unknown-request`.
 extension Gateway {
     /// A request's failure: its code (`not-found`, `invalid-request`, ...) and message.
     struct RequestError: Error {
@@ -53,6 +53,8 @@ extension Gateway {
         let answer: @Sendable (isolated Gateway) async throws -> [String: JSON]
         if !request.verb.isEmpty, ManagementRequest.objects.contains(request.object) {
             answer = { gateway in try await gateway.managementRequest(object: request.object, verb: request.verb, body: body) }
+        } else if !request.verb.isEmpty, request.object == "history" {
+            answer = { gateway in try await gateway.historyRequest(request.verb, body: body) }
         } else if !request.verb.isEmpty, request.object == "simulator", let simulator {
             answer = { gateway in try await gateway.simulatorRequest(request.verb, body: body, simulator: simulator) }
         } else {

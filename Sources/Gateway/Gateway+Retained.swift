@@ -168,14 +168,16 @@ extension Gateway {
     }
 
     /// Publishes a characteristic's value: retained, or not for momentary characteristics.
-    func publishValue(_ value: Value, of characteristic: Characteristic, reference: CharacteristicReference, home: HomeID) {
-        guard let topic = map.topic(of: .characteristic(home, reference)) else { return } // hidden: no topic
+    /// Returns false for a hidden characteristic, which has no topic.
+    @discardableResult
+    func publishValue(_ value: Value, of characteristic: Characteristic, reference: CharacteristicReference, home: HomeID) -> Bool {
+        guard let topic = map.topic(of: .characteristic(home, reference)) else { return false } // hidden: no topic
         let payload = value.encoded
         let label = ValueLabels.of(characteristic)?.label(of: value)
         if characteristic.isMomentary {
             send(topic, payload, retain: false)
             if let label { send("\(topic)/label", Array(label.utf8), retain: false) }
-            return
+            return true
         }
         if configuration.output.perCharacteristic {
             assertRetained(topic, payload)
@@ -189,6 +191,7 @@ extension Gateway {
            let (serviceTopic, servicePayload) = servicePayload(service, of: accessory, home: home) {
             assertRetained(serviceTopic, servicePayload)
         }
+        return true
     }
 
     private func serviceOf(_ reference: CharacteristicReference) -> (Accessory, Service)? {

@@ -21,7 +21,8 @@ import Wire
 /// device events in `Gateway+DeviceEvents.swift`; retained state and its hygiene decided by the
 /// ``RetainedMachine`` (`Retained/`), carried out in `Gateway+Retained.swift`; `$layout`, `$meta` and `$events` in `Gateway+Layout.swift`;
 /// `$request/...` in `Gateway+Requests.swift` and `Gateway+Management.swift`; shortcuts and
-/// action sets in `Commands/`; timer triggers in `Gateway+Triggers.swift`.
+/// action sets in `Commands/`; timer triggers in `Gateway+Triggers.swift`; the history of
+/// values in `History/`.
 public actor Gateway {
     /// The engine's settings.
     public struct Configuration: Sendable {
@@ -55,6 +56,9 @@ public actor Gateway {
         /// How often every reachable camera's snapshot is taken and published on its
         /// `$snapshot` topic; zero: only when asked (`$request/accessory/snapshot`).
         public var snapshotInterval: Duration = .zero
+        /// Each characteristic's values over time, kept in the store and served on
+        /// `$request/history/get`; nil: off (nothing recorded, what was kept is deleted).
+        public var history: History? = History()
 
         public init(baseTopic: TopicName, writeTimeout: Duration = .seconds(10), queueLimit: Int = 1000,
                     pollInterval: Duration = .seconds(30), layoutInterval: Duration = .seconds(1),
@@ -165,7 +169,7 @@ public actor Gateway {
         self.driver = driver
         self.simulator = simulator
         self.store = store
-        self.storeWriter = StoreWriter(store: store, logger: logger)
+        self.storeWriter = StoreWriter(store: store, logger: logger, historyLimit: configuration.history?.maxPoints ?? 0)
         self.logger = logger
         self.base = configuration.baseTopic.string
         self.homes = homes
@@ -200,6 +204,7 @@ public actor Gateway {
             beginSync()
         }
         markSubscribed()
+        if configuration.history == nil { storeWriter.write("delete the history (history is off)") { store throws(StoreError) in try store.deleteHistory() } }
         defer { storeWriter.drain() } // what was asked to be stored is stored, even on the way out
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await self.storeWriter.run() }
@@ -215,6 +220,9 @@ public actor Gateway {
             group.addTask { try await self.publishLayoutWhenChanged() }
             group.addTask { try await self.poll() }
             group.addTask { try await self.runTriggers() }
+            if let history = configuration.history, store != nil {
+                group.addTask { try await self.pruneHistoryPeriodically(history) }
+            }
             if configuration.snapshotInterval > .zero {
                 group.addTask { try await self.refreshSnapshots() } // a child that returns would end the engine
             }
@@ -305,6 +313,7 @@ public actor Gateway {
     func adoptDeviceStructure() async throws {
         let devices = try await driver.accessories()
         let byID = Dictionary(devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let before = Dictionary(homes.flatMap(\.accessories).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for homeIndex in homes.indices {
             for index in homes[homeIndex].accessories.indices {
                 let id = homes[homeIndex].accessories[index].id
@@ -323,6 +332,11 @@ public actor Gateway {
         let known = Set(locations.keys)
         for device in devices where !known.contains(device.id) && driver.placement(of: device.id) != nil { place(device) }
         reindex()
+        // The history gets the values that differ from those the store last knew.
+        for device in devices {
+            guard let (home, accessory) = accessory(device.id) else { continue }
+            recordChangedValues(of: accessory, comparedWith: before[device.id], home: home.id)
+        }
         layoutDidChange(saving: true)
     }
 

@@ -13,9 +13,19 @@ import Timing
 /// written (a timer trigger's fire is stored before its action sets run); ``drain()`` writes
 /// what is left when the engine stops. A failed write is logged; after a failed layout write the
 /// next one writes the whole layout, so the store never keeps half of a change.
+///
+/// Values for the history (``recordHistory(_:)``) wait in a list of their own and are written
+/// with each batch, all in one transaction, so recording costs the engine an append; when the
+/// store falls behind by ``maximumPendingPoints``, further points are dropped (and counted in
+/// the log) rather than held in memory.
 final class StoreWriter: Sendable {
     private struct State {
         var pending: [(number: Int, what: String, write: @Sendable (HomeStore) throws(StoreError) -> Void)] = []
+        var pendingHistory: [HistoryPoint] = []
+        /// History points dropped since the last batch (the store fell behind).
+        var droppedHistory = 0
+        /// Whether the last history write failed (its failure is logged once, not per batch).
+        var historyFailing = false
         var asked = 0
         var written = 0
         var layoutFailed = false
@@ -29,11 +39,19 @@ final class StoreWriter: Sendable {
     private let state = Mutex(State())
     private let arrivals = Alarm()
     private let queue = DispatchQueue(label: "homegate.store")
+    /// The most points a characteristic's history keeps.
+    private let historyLimit: Int
+    /// The most history points waiting to be written.
+    static let maximumPendingPoints = 100_000
 
-    init(store: HomeStore?, logger: Logger) {
+    init(store: HomeStore?, logger: Logger, historyLimit: Int) {
         self.store = store
         self.logger = logger
+        self.historyLimit = historyLimit
     }
+
+    /// Whether there is a store to write to.
+    var hasStore: Bool { store != nil }
 
     /// Asks for a write; `what` names it in the log if it fails.
     func write(_ what: String, _ write: @escaping @Sendable (HomeStore) throws(StoreError) -> Void) {
@@ -43,6 +61,34 @@ final class StoreWriter: Sendable {
             state.pending.append((state.asked, what, write))
         }
         arrivals.ring()
+    }
+
+    /// Asks for `point` to be added to its characteristic's history, with the next batch.
+    func recordHistory(_ point: HistoryPoint) {
+        guard store != nil else { return }
+        let added = state.withLock { state -> Bool in
+            guard state.pendingHistory.count < Self.maximumPendingPoints else {
+                state.droppedHistory += 1
+                return false
+            }
+            state.asked += 1
+            state.pendingHistory.append(point)
+            return true
+        }
+        if added { arrivals.ring() }
+    }
+
+    /// Runs `body` on the store's queue once everything asked for before this call is written;
+    /// nil when there is no store.
+    func read<T: Sendable>(_ body: @escaping @Sendable (HomeStore) throws(StoreError) -> T) async throws(StoreError) -> T? {
+        guard let store else { return nil }
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<T, StoreError>, Never>) in
+            queue.async {
+                self.perform(self.takePending())
+                continuation.resume(returning: Result<T, StoreError>(catching: { () throws(StoreError) -> T in try body(store) }))
+            }
+        }
+        return try result.get()
     }
 
     /// Asks for the layout `homes` to be written where the store holds the layout `previous` describes.
@@ -91,39 +137,51 @@ final class StoreWriter: Sendable {
 
     /// Writes what is left, now (the engine is stopping).
     func drain() {
-        let batch = takePending()
-        guard !batch.isEmpty else { return }
-        queue.sync { perform(batch) }
+        queue.sync { perform(takePending()) }
     }
 
     /// Writes the pending batch on the store's queue; false when there was nothing to write.
+    /// The batch is taken on the queue, so batches are written in the order they were asked for.
     private func writePending() async -> Bool {
-        let batch = takePending()
-        guard !batch.isEmpty else { return false }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             queue.async {
+                let batch = self.takePending()
                 self.perform(batch)
-                continuation.resume()
+                continuation.resume(returning: !batch.isEmpty)
             }
         }
-        return true
     }
 
-    private func takePending() -> [(number: Int, what: String, write: @Sendable (HomeStore) throws(StoreError) -> Void)] {
+    /// What was asked for and not yet written: the writes, the history points, and the number
+    /// of the last of them.
+    private struct Batch {
+        var writes: [(number: Int, what: String, write: @Sendable (HomeStore) throws(StoreError) -> Void)]
+        var history: [HistoryPoint]
+        var dropped: Int
+        var upTo: Int
+
+        var isEmpty: Bool { writes.isEmpty && history.isEmpty && dropped == 0 }
+    }
+
+    private func takePending() -> Batch {
         state.withLock { state in
-            defer { state.pending.removeAll() }
-            return state.pending
+            defer {
+                state.pending.removeAll()
+                state.pendingHistory.removeAll(keepingCapacity: true)
+                state.droppedHistory = 0
+            }
+            return Batch(writes: state.pending, history: state.pendingHistory, dropped: state.droppedHistory, upTo: state.asked)
         }
     }
 
-    private func perform(_ batch: [(number: Int, what: String, write: @Sendable (HomeStore) throws(StoreError) -> Void)]) {
-        guard let store else { return }
+    private func perform(_ batch: Batch) {
+        guard let store, !batch.isEmpty else { return }
         let started = ContinuousClock.now
         defer {
             // A big write (a whole layout) leaves its encoding's memory freed but held by malloc.
             if started.duration(to: .now) > .milliseconds(100) { Memory.returnFreedMemory() }
         }
-        for item in batch {
+        for item in batch.writes {
             do {
                 try item.write(store)
             } catch {
@@ -134,12 +192,30 @@ final class StoreWriter: Sendable {
                 }
             }
         }
+        writeHistory(batch.history, dropped: batch.dropped, to: store)
         let woken = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.written = batch.last?.number ?? state.written
+            state.written = max(state.written, batch.upTo)
             let ready = state.waiters.filter { $0.number <= state.written }.map(\.continuation)
             state.waiters.removeAll { $0.number <= state.written }
             return ready
         }
         for waiter in woken { waiter.resume() }
+    }
+
+    /// Writes the history points in one transaction. A failure is logged when it starts and
+    /// when it ends, not for every batch (a full disk would otherwise fill the log).
+    private func writeHistory(_ points: [HistoryPoint], dropped: Int, to store: HomeStore) {
+        if dropped > 0 { logger.warning("history: \(dropped) values not recorded: the store fell behind") }
+        guard !points.isEmpty else { return }
+        do {
+            try store.recordHistory(points, maxPoints: historyLimit)
+            if state.withLock({ state in defer { state.historyFailing = false }; return state.historyFailing }) {
+                logger.notice("history: recorded again")
+            }
+        } catch {
+            if !state.withLock({ state in defer { state.historyFailing = true }; return state.historyFailing }) {
+                logger.error("could not record the history (values are left out until the store takes them again): \(error)")
+            }
+        }
     }
 }

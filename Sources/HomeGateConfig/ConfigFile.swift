@@ -35,6 +35,8 @@ public struct ConfigFile: Sendable {
     public var hap = HAP()
     /// The web page (the `ui:` section), if any.
     public var ui: UI?
+    /// Each characteristic's values over time (the `history:` section).
+    public var history = History()
     /// SHA-256 of the file's text: the same digest, the same homes (so a start can tell that the
     /// configuration is the one last applied without comparing the homes).
     public var sourceDigest: [UInt8] = []
@@ -136,7 +138,7 @@ public struct ConfigFile: Sendable {
     /// Parses configuration text; `file` names it in errors and anchors relative paths.
     public static func parse(_ text: String, file: String, overrides: Overrides = Overrides(), environment: [String: String] = [:]) throws(ConfigError) -> ConfigFile {
         let root = try ConfigNode.parse(text, file: file)
-        let keys = try root.mapping(allowed: ["base_topic", "data_dir", "log_level", "mqtt", "gateway", "home_assistant", "metrics", "hap", "homes", "simulator", "ui"])
+        let keys = try root.mapping(allowed: ["base_topic", "data_dir", "log_level", "mqtt", "gateway", "home_assistant", "metrics", "hap", "homes", "simulator", "ui", "history"])
         let baseTopic = try keys["base_topic"].map(Self.baseTopic) ?? TopicName(uncheckedDefault: defaultBaseTopic)
         var dataDirectory = try keys["data_dir"]?.path() ?? ConfigNode.resolve("data", relativeTo: file)
         if let override = overrides.dataDirectory { dataDirectory = override }
@@ -164,6 +166,7 @@ public struct ConfigFile: Sendable {
                           homes: declared.homes, simulatorDevices: declared.devices, simulatorSeed: seed, engine: engine,
                           homeAssistant: homeAssistant, metrics: metrics, hap: hap, sourceDigest: Array(SHA256.hash(data: Data(text.utf8))))
         file.ui = ui
+        file.history = try keys["history"].map(Self.history) ?? History()
         return file
     }
 

@@ -21,7 +21,7 @@ public struct UsersFile: Sendable, Equatable {
         /// Everything under the base topic: values, sets and gets, every `$request`.
         case admin
         /// HomeKit's guest: read everything under the base topic; write only characteristic sets
-        /// and gets, `accessory/identify` and `action-set/execute`.
+        /// and gets, `accessory/identify`, `action-set/execute` and `history/get` (reading the history).
         case guest
     }
 
@@ -153,7 +153,7 @@ public struct UsersFile: Sendable, Equatable {
 
     /// The topic filters a guest may publish to, besides nothing: characteristic sets and gets
     /// (the zone shortcut has the same depth), the group shortcut, `accessory/identify`,
-    /// `action-set/execute` and the action-set shortcut.
+    /// `action-set/execute`, the action-set shortcut and `history/get`.
     public func guestWriteFilters() -> [String] {
         let base = baseTopic
         return [
@@ -163,6 +163,7 @@ public struct UsersFile: Sendable, Equatable {
             "\(base)/$request/accessory/identify",
             "\(base)/$request/action-set/execute",
             "\(base)/+/$action-sets/+/execute",
+            "\(base)/$request/history/get",
         ]
     }
 
@@ -189,7 +190,7 @@ public struct UsersFile: Sendable, Equatable {
                 lines.append("user \(user.name)")
                 lines.append("topic readwrite \(base)/#")
             case .guest:
-                lines.append("# \(user.name): guest (read everything; set and get characteristics, identify, execute action sets).")
+                lines.append("# \(user.name): guest (read everything and the history; set and get characteristics, identify, execute action sets).")
                 lines.append("user \(user.name)")
                 lines.append("topic read \(base)/#")
                 lines.append(contentsOf: guestWriteFilters().map { "topic write \($0)" })

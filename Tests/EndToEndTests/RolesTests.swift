@@ -35,6 +35,7 @@ struct RolesTests {
         topic write homegate/$request/accessory/identify
         topic write homegate/$request/action-set/execute
         topic write homegate/+/$action-sets/+/execute
+        topic write homegate/$request/history/get
 
         """))
         #expect(try Self.mode(acl) == 0o640)
@@ -143,9 +144,9 @@ struct RolesTests {
         #expect(reply.properties.correlationData == Array("c-1".utf8))
         #expect(try GatewayFixture.decode(reply.payload)["ok"] as? Bool == true)
 
-        // Identify and action-set execution reach the gateway: it answers them (whatever it
-        // answers, the request arrived).
-        for path in ["accessory/identify", "action-set/execute"] {
+        // Identify, action-set execution and the history reach the gateway: it answers them
+        // (whatever it answers, the request arrived).
+        for path in ["accessory/identify", "action-set/execute", "history/get"] {
             try await bob.publish("homegate/$request/\(path)", "{\"accessory\": \"sim-lamp-1\", \"actionSet\": \"Nothing\", \"transaction\": \"bob-\(path)\"}")
             let answer = try await bob.inbox.first { $0.topic.string == "homegate/$response/\(path)" }
             #expect(try GatewayFixture.decode(answer.payload)["transaction"] as? String == "bob-\(path)")

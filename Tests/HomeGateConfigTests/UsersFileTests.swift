@@ -53,7 +53,7 @@ struct UsersFileTests {
         user alice
         topic readwrite homegate/#
 
-        # bob: guest (read everything; set and get characteristics, identify, execute action sets).
+        # bob: guest (read everything and the history; set and get characteristics, identify, execute action sets).
         user bob
         topic read homegate/#
         topic write homegate/+/+/+/+/+/set
@@ -62,6 +62,7 @@ struct UsersFileTests {
         topic write homegate/$request/accessory/identify
         topic write homegate/$request/action-set/execute
         topic write homegate/+/$action-sets/+/execute
+        topic write homegate/$request/history/get
 
         """)
     }
@@ -80,6 +81,7 @@ struct UsersFileTests {
         topic write home/gw1/$request/accessory/identify
         topic write home/gw1/$request/action-set/execute
         topic write home/gw1/+/$action-sets/+/execute
+        topic write home/gw1/$request/history/get
         topic read ha/#
         topic write ha/status
 

@@ -359,10 +359,14 @@ extension Gateway {
         guard let location = locations[reference.accessoryID] else { return }
         let accessory = homes[location.home].accessories[location.accessory]
         guard let (_, characteristic) = accessory.characteristic(reference.iid) else { return }
-        if !characteristic.isMomentary, characteristic.value != value {
+        let changed = characteristic.isMomentary || characteristic.value != value
+        if !characteristic.isMomentary, changed {
             homes[location.home].accessories[location.accessory].setValue(value, iid: reference.iid)
         }
-        publishValue(value, of: characteristic, reference: reference, home: homes[location.home].id)
+        // The history keeps what changed (an event of a momentary characteristic is a change).
+        if publishValue(value, of: characteristic, reference: reference, home: homes[location.home].id), changed {
+            recordHistory(value, of: reference)
+        }
     }
 
     func name(of reference: CharacteristicReference) -> String {

@@ -2,6 +2,7 @@ import Accessories
 import Foundation
 @testable import Gateway
 import HomeModel
+import HomeStore
 import Logging
 import MQTT
 import TestSupport
@@ -41,12 +42,17 @@ final class EngineHarness: Sendable {
 
     /// Starts the engine on the lab's home and waits until it has published the tree.
     /// - Parameter homeAssistantPrefix: Home Assistant discovery on, with this prefix.
-    init(writeTimeout: Duration = .seconds(10), queueLimit: Int = 1000, latency: Duration = .seconds(1), homeAssistantPrefix: String? = nil) async throws {
+    /// - Parameters:
+    ///   - store: the engine's store (none by default);
+    ///   - configure: changes to the engine's configuration (the history's, the wall clock).
+    init(writeTimeout: Duration = .seconds(10), queueLimit: Int = 1000, latency: Duration = .seconds(1), homeAssistantPrefix: String? = nil,
+         store: HomeStore? = nil, configure: (inout Gateway.Configuration) -> Void = { _ in }) async throws {
         let (home, devices) = try Self.labHome(latency: latency)
         simulator = Simulator(devices: devices, clock: clock, seed: 1)
         var configuration = Gateway.Configuration(baseTopic: try TopicName(base), writeTimeout: writeTimeout, queueLimit: queueLimit, clock: clock)
         configuration.homeAssistantPrefix = homeAssistantPrefix
-        gateway = Gateway(configuration: configuration, bus: bus, driver: simulator, simulator: simulator, store: nil, homes: [home],
+        configure(&configuration)
+        gateway = Gateway(configuration: configuration, bus: bus, driver: simulator, simulator: simulator, store: store, homes: [home],
                           logger: Logger(label: "engine-tests") { _ in SwiftLogNoOpLogHandler() })
         let gateway = gateway
         task = Task { try await gateway.run() }

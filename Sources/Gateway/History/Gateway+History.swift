@@ -1,0 +1,111 @@
+import Foundation
+import HomeModel
+import HomeStore
+import Timing
+import Wire
+
+/// Each characteristic's values over time: recorded as the engine publishes them (device events,
+/// reads, acknowledged writes, the simulator's changes, a device's description when it
+/// connects), kept in the store through the ``StoreWriter`` (batched, off the message loop),
+/// pruned by age, and served on `<base>/$request/history/get` (``HistoryRequest``).
+extension Gateway {
+    /// The history's settings (the configuration's `history:` section).
+    public struct History: Sendable, Equatable {
+        /// How long points are kept (`days`, default 7 days).
+        public var retention: Duration
+        /// The most points kept per characteristic (`max_points`, default 10,000): its oldest go first.
+        public var maxPoints: Int
+        /// How often points older than ``retention`` are removed.
+        public var pruneInterval: Duration
+
+        public init(retention: Duration = .seconds(7 * 86_400), maxPoints: Int = 10_000, pruneInterval: Duration = .seconds(3_600)) {
+            self.retention = retention
+            self.maxPoints = maxPoints
+            self.pruneInterval = pruneInterval
+        }
+    }
+
+    // MARK: Recording
+
+    /// Records a value the engine published for a characteristic, at the current time.
+    func recordHistory(_ value: Value, of reference: CharacteristicReference) {
+        guard configuration.history != nil else { return }
+        storeWriter.recordHistory(HistoryPoint(characteristic: reference, time: Self.milliseconds(configuration.now()), value: value.jsonText))
+    }
+
+    /// Records the values of `accessory` that differ from those of `previous` (all of them when
+    /// there is none): a device's description brought them. Hidden characteristics (no topic) and
+    /// momentary ones (events, not states) are left out.
+    func recordChangedValues(of accessory: Accessory, comparedWith previous: Accessory?, home: HomeID) {
+        guard configuration.history != nil else { return }
+        for service in accessory.visibleServices {
+            for characteristic in service.characteristics where !characteristic.isMomentary {
+                guard let value = characteristic.value, previous?.characteristic(characteristic.iid)?.1.value != value else { continue }
+                let reference = CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid)
+                guard map.topic(of: .characteristic(home, reference)) != nil else { continue }
+                recordHistory(value, of: reference)
+            }
+        }
+    }
+
+    /// Removes points older than the retention, now and then every prune interval, on the
+    /// engine's clock; the cutoff is taken from the wall clock (``Configuration/now``).
+    func pruneHistoryPeriodically(_ settings: History) async throws {
+        while true {
+            let cutoff = Self.milliseconds(configuration.now().addingTimeInterval(-settings.retention.secondsValue))
+            storeWriter.write("prune the history") { [logger] store throws(StoreError) in
+                let removed = try store.pruneHistory(olderThan: cutoff, maxPoints: settings.maxPoints)
+                if removed > 0 { logger.debug("history: \(removed) points pruned") }
+            }
+            try await clock.sleep(until: clock.now.advanced(by: settings.pruneInterval), tolerance: nil)
+        }
+    }
+
+    static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    // MARK: Serving
+
+    /// `history/get`: the points of one characteristic in a time range.
+    /// - Throws: ``RequestError``: `history-off`, `unknown-request`, `invalid-request`,
+    ///   `not-found`, `store-failed`.
+    func historyRequest(_ verb: String, body: [String: JSON]) async throws -> [String: JSON] {
+        guard configuration.history != nil, storeWriter.hasStore else {
+            throw RequestError(code: "history-off", message: "this gateway keeps no history (its configuration has history: {enabled: false})")
+        }
+        let request = try HistoryRequest(verb: verb, body: body)
+        let range = try request.range(now: Self.milliseconds(configuration.now()))
+        let (reference, topic) = try historyCharacteristic(request)
+        let found: HistoryRange?
+        do {
+            found = try await storeWriter.read { store throws(StoreError) in
+                try store.history(of: reference, from: range.lowerBound, to: range.upperBound, limit: request.limit)
+            }
+        } catch {
+            throw RequestError(code: "store-failed", message: "the history could not be read: \(error)")
+        }
+        let history = found ?? HistoryRange(points: [], truncated: false, previous: nil)
+        return [
+            "characteristic": .string(topic), "accessory": .string(reference.accessoryID.rawValue), "iid": .int(reference.iid),
+            "from": .int(range.lowerBound), "to": .int(range.upperBound),
+            "points": .array(history.points.map(Self.pair)), "truncated": .bool(history.truncated),
+            "previous": history.previous.map(Self.pair) ?? .null,
+        ]
+    }
+
+    /// The characteristic a history request names, and its current topic.
+    private func historyCharacteristic(_ request: HistoryRequest) throws -> (CharacteristicReference, String) {
+        let management = Management(homes: homes, map: map, base: base, isPairedDevice: { _ in false })
+        let target = try management.resolve(request.characteristic, .characteristic, home: request.home)
+        guard let topic = target.topic else {
+            throw RequestError.notFound("no characteristic \(target.iid) of accessory \"\(target.accessory)\" has a topic")
+        }
+        return (CharacteristicReference(accessoryID: AccessoryID(target.accessory), iid: target.iid), topic)
+    }
+
+    /// A point as the answer gives it: `[<unix ms>, <value as published>]`.
+    private static func pair(_ point: HistoryRange.Point) -> JSON {
+        .array([.int(point.time), (try? JSON.parse(point.value)) ?? .string(point.value)])
+    }
+}
