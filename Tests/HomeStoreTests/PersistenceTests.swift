@@ -20,7 +20,7 @@ struct PersistenceTests {
             #expect(try store.loadHomes() == Fixtures.homes)
             #expect(try store.lastAppliedConfiguration() == Data("mqtt: {}".utf8))
             #expect(try store.retainedTopics() == ["homegate/$layout"])
-            #expect(try store.appliedMigrations() == ["v1-layout", "v2-ledger", "v3-pairings", "v4-trigger-last-fire", "v5-history"])
+            #expect(try store.appliedMigrations() == ["v1-layout", "v2-ledger", "v3-pairings", "v4-trigger-last-fire", "v5-history", "v6-pairing-transport"])
         }
     }
 
