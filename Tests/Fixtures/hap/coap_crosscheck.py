@@ -34,9 +34,11 @@ from aiocoap.numbers.codes import Code
 from aiocoap.transports import udp6
 from aiohomekit.characteristic_cache import CharacteristicCacheMemory
 from aiohomekit.controller.coap.discovery import CoAPDiscovery
+from aiohomekit.controller.coap.pdu import OpCode, PDUStatus
 from aiohomekit.model.categories import Categories
 from aiohomekit.model.feature_flags import FeatureFlags
 from aiohomekit.model.status_flags import StatusFlags
+from aiohomekit.protocol.tlv import HAP_TLV, TLV
 from aiohomekit.zeroconf import HomeKitService
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -285,6 +287,35 @@ async def check_writes(fixture, accessory, pairing, peer):
     report(f"{fixture}: writes (0x02) of {', '.join(sorted(done))} reported by the peer and read back")
 
 
+async def check_timed_write(fixture, accessory, pairing, peer):
+    """HAP-BLE's timed write, sent with aiohomekit's own PDU layer (aiohomekit has no procedure
+    for it): 0x04 with {0x01: value, 0x08: TTL in 100 ms}, then 0x05; an execute write with
+    nothing held is refused 6, one after the TTL ran out 1 (HomeKitADK's answers)."""
+    c = next(c for c in readable(accessory) if c["format"] == "bool" and "pw" in c.get("perms", []))
+    connection = pairing.connection
+    value = not (await pairing.get_characteristics([(1, c["iid"])]))[(1, c["iid"])]["value"]
+    body = TLV.encode_list([(HAP_TLV.kTLVHAPParamValue, b"\x01" if value else b"\x00"), (HAP_TLV.kTLVHAPParamTTL, b"\x32")])
+    _, answer = await connection.enc_ctx.post(OpCode.CHAR_EXEC_WRITE, c["iid"], b"")
+    expect(answer == PDUStatus.INVALID_REQUEST, f"{fixture}: an execute write with nothing held answered {answer}")
+    mark = len(peer.lines)
+    _, answer = await connection.enc_ctx.post(OpCode.CHAR_TIMED_WRITE, c["iid"], bytes(body))
+    expect(answer == b"", f"{fixture}: a timed write answered {answer!r}, not an empty success")
+    expect(not any(line.get("event") == "write" for line in peer.lines[mark:]), f"{fixture}: the timed write was carried out before its execute")
+    _, answer = await connection.enc_ctx.post(OpCode.CHAR_EXEC_WRITE, c["iid"], b"")
+    expect(answer == b"", f"{fixture}: the execute write answered {answer!r}")
+    await peer.wait("write", after=mark, iid=c["iid"], value=value)
+    back = (await pairing.get_characteristics([(1, c["iid"])]))[(1, c["iid"])]
+    expect(back.get("value") is value, f"{fixture}: iid {c['iid']} read back {back} after the timed write of {value}")
+    short = TLV.encode_list([(HAP_TLV.kTLVHAPParamValue, b"\x00"), (HAP_TLV.kTLVHAPParamTTL, b"\x01")])
+    _, answer = await connection.enc_ctx.post(OpCode.CHAR_TIMED_WRITE, c["iid"], bytes(short))
+    expect(answer == b"", f"{fixture}: a timed write with a TTL of 100 ms answered {answer!r}")
+    await asyncio.sleep(0.3)  # the TTL itself running out is what is tested
+    _, answer = await connection.enc_ctx.post(OpCode.CHAR_EXEC_WRITE, c["iid"], b"")
+    expect(answer == PDUStatus.UNSUPPORTED_PDU, f"{fixture}: an execute write after the TTL answered {answer}")
+    report(f"{fixture}: timed write (0x04, TTL 5 s) then execute write (0x05) of iid {c['iid']}; "
+           f"nothing held: status 6; after the TTL: status 1")
+
+
 async def check_event(fixture, accessory, pairing, peer):
     candidates = [c for c in readable(accessory) if "ev" in c.get("perms", []) and new_value(c) is not None]
     expect(candidates, f"{fixture}: no characteristic with events")
@@ -388,6 +419,7 @@ async def check_peer(fixture, accessory, database):
 
         await check_values(fixture, accessory, pairing)
         await check_writes(fixture, accessory, pairing, peer)
+        await check_timed_write(fixture, accessory, pairing, peer)
         await check_event(fixture, accessory, pairing, peer)
 
         pairings = await pairing.list_pairings()
