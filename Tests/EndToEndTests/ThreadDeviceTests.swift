@@ -89,10 +89,14 @@ import TestSupport
         let on = try #require(entries.first { $0.topic.hasSuffix("/outlet/on") })
         let verifiedLines = { eve.logText().split(separator: "\n").filter { $0.contains(#""event": "verified""#) }.map(String.init) }
         let before = Set(verifiedLines())
+        let mark = fixture.watcher.inbox.all.count
         try await eve.drop()
         try await eve.sendGarbageDatagrams(count: 20)
-        // The keep-alive's next read gets 4.04: the gateway verifies again, from a new socket.
+        // The keep-alive's next read gets 4.04: the gateway verifies again, from a new socket, and
+        // the Eve is unreachable until its database is read and its events subscribed again.
         _ = try await eve.waitForLine(timeout: .seconds(20)) { $0.contains(#""event": "verified""#) && !before.contains($0) }
+        _ = try await DeviceZooTests.next(fixture.watcher, after: mark) { $0.topic.string == reachable && $0.payloadString == "false" }
+        _ = try await DeviceZooTests.next(fixture.watcher, after: mark) { $0.topic.string == reachable && $0.payloadString == "true" }
         let ack = try await fixture.command("\(on.topic)/set", #"{"value": true}"#)
         #expect(ack["ok"] as? Bool == true, "\(ack)")
         let iid = on.iid
