@@ -119,6 +119,17 @@ extension Backup {
         if exists, !replacing, Self.isNonEmptyDirectory(target.path) {
             throw BackupError.notEmpty(target.path)
         }
+        let staging = try stage(next: target.path)
+        try Self.putInPlace(staging: staging, directory: target.path)
+    }
+
+    /// Writes the backup's data-directory entries into a new folder next to `directory` (mode
+    /// 0700, each file with its mode) and opens and checks the database there, as the gateway
+    /// would (a database from an older HomeGate is migrated, a damaged one or one from a newer
+    /// HomeGate refused). Returns the folder, ready for ``putInPlace(staging:directory:)``;
+    /// a failure leaves nothing behind. `directory` itself is not touched.
+    public func stage(next directory: String) throws(BackupError) -> String {
+        let target = URL(fileURLWithPath: directory).standardizedFileURL
         let parent = target.deletingLastPathComponent().path
         do {
             try HomeStore.createDirectory(parent)
@@ -126,21 +137,30 @@ extension Backup {
             throw BackupError(.io, file: parent, "\(error)")
         }
         let staging = try Self.makeTemporaryDirectory(next: target, tag: "restore")
-        var moved = false
-        defer { if !moved { try? FileManager.default.removeItem(atPath: staging) } }
+        var staged = false
+        defer { if !staged { try? FileManager.default.removeItem(atPath: staging) } }
         for entry in dataEntries {
             try Self.writeEntry(entry, into: staging)
         }
         do {
-            // Opening it as the gateway would: a database from an older HomeGate is migrated,
-            // one from a newer HomeGate or a damaged one is refused.
             let store = try HomeStore(directory: staging)
             try store.checkIntegrity()
         } catch {
             throw BackupError(.invalid, file: target.path, "the restored database does not open: \(error)")
         }
-        if exists {
-            let old = try Self.makeTemporaryDirectory(next: target, tag: "old")
+        staged = true
+        return staging
+    }
+
+    /// Puts a folder made by ``stage(next:)`` in `directory`'s place (the old one, if any,
+    /// moved aside first and removed after). A failure leaves `directory` as it was and
+    /// removes the staged folder.
+    public static func putInPlace(staging: String, directory: String) throws(BackupError) {
+        let target = URL(fileURLWithPath: directory).standardizedFileURL
+        var moved = false
+        defer { if !moved { try? FileManager.default.removeItem(atPath: staging) } }
+        if FileManager.default.fileExists(atPath: target.path) {
+            let old = try makeTemporaryDirectory(next: target, tag: "old")
             guard rename(target.path, old) == 0 else {
                 let reason = String(cString: strerror(errno))
                 rmdir(old)

@@ -10,7 +10,7 @@ import NIOCore
 import Timing
 
 /// The web page's HTTP side (docs/web.md): the assets, `/api/session`, `/api/login`,
-/// `/api/logout`, `/api/publish`, and the `/ws` WebSocket. Every request is checked here: the
+/// `/api/logout`, `/api/publish`, `/api/backup`, `/api/restore`, and the `/ws` WebSocket. Every request is checked here: the
 /// session (its cookie), for changes the CSRF token and the Origin, for publishes the role.
 struct Endpoints: Sendable {
     let feed: LiveFeed
@@ -18,6 +18,8 @@ struct Endpoints: Sendable {
     /// Nil: no sign-in; every browser gets an admin session.
     let signIn: SignIn?
     let rules: PublishRules
+    /// The gateway's backup and restore; nil: the page offers neither.
+    let maintenance: Maintenance?
     let baseTopic: String
     /// Cookies marked `Secure` (the page is served over HTTPS).
     let secureCookies: Bool
@@ -37,6 +39,8 @@ struct Endpoints: Sendable {
         router.post("/api/login") { request, _ in await login(request) }
         router.post("/api/logout") { request, _ in await logout(request) }
         router.post("/api/publish") { request, _ in await publish(request) }
+        router.get("/api/backup") { request, _ in await downloadBackup(request) }
+        router.post("/api/restore") { request, _ in await restoreBackup(request) }
         router.get("/ws") { _, _ in Self.json(.badRequest, ["error": "invalid-request", "message": "/ws takes WebSocket connections"]) }
         return router
     }
@@ -44,10 +48,10 @@ struct Endpoints: Sendable {
     // MARK: - Sessions
 
     private func session(_ request: Request) async -> Response {
-        if let (_, session) = await currentSession(request) { return Self.sessionResponse(session, base: baseTopic, login: signIn != nil) }
+        if let (_, session) = await currentSession(request) { return sessionResponse(session, base: baseTopic, login: signIn != nil) }
         guard signIn == nil else { return Self.json(.unauthorized, ["error": "login-required", "message": "sign in first"]) }
         let (token, session) = await sessions.start(user: nil, role: .admin)
-        var response = Self.sessionResponse(session, base: baseTopic, login: false)
+        var response = sessionResponse(session, base: baseTopic, login: false)
         response.setCookie(cookie(token))
         return response
     }
@@ -62,7 +66,7 @@ struct Endpoints: Sendable {
         case .accepted(let role):
             let (token, session) = await sessions.start(user: user, role: role)
             logger.info("web page: \(user) signed in (\(role.rawValue))")
-            var response = Self.sessionResponse(session, base: baseTopic, login: true)
+            var response = sessionResponse(session, base: baseTopic, login: true)
             response.setCookie(cookie(token))
             return response
         case .refused:
@@ -119,7 +123,7 @@ struct Endpoints: Sendable {
 
     /// Why a change is refused (a forbidden response), or nil: the CSRF token must be the
     /// session's and the Origin, when the browser sends one, this server.
-    private func changeRefusal(_ request: Request, _ session: Sessions.Session) -> Response? {
+    func changeRefusal(_ request: Request, _ session: Sessions.Session) -> Response? {
         guard originMatches(request) else { return Self.forbidden("the request comes from another site") }
         guard let token = request.headers[Self.csrfHeader], Sessions.same(token, session.csrf) else {
             return Self.forbidden("the X-CSRF-Token header is missing or wrong; reload the page")
@@ -148,8 +152,13 @@ struct Endpoints: Sendable {
         Cookie(name: Self.cookieName, value: token, path: "/", secure: secureCookies, httpOnly: true, sameSite: .strict)
     }
 
-    private static func sessionResponse(_ session: Sessions.Session, base: String, login: Bool) -> Response {
-        json(.ok, ["user": session.user ?? NSNull(), "role": session.role.rawValue, "csrf": session.csrf, "base": base, "login": login])
+    private func sessionResponse(_ session: Sessions.Session, base: String, login: Bool) -> Response {
+        Self.sessionResponse(session, base: base, login: login, backup: maintenance != nil && session.role == .admin)
+    }
+
+    private static func sessionResponse(_ session: Sessions.Session, base: String, login: Bool, backup: Bool) -> Response {
+        json(.ok, ["user": session.user ?? NSNull(), "role": session.role.rawValue, "csrf": session.csrf, "base": base, "login": login,
+                   "backup": backup])
     }
 
     static func forbidden(_ message: String) -> Response {

@@ -27,9 +27,13 @@ public struct WebUI: Service {
         public var tls: (certificateFile: String, keyFile: String)?
         /// How long a sign-in lasts without use.
         public var sessionTimeout: Duration
+        /// Backup and restore from the page (admins only); nil: not offered.
+        public var maintenance: Maintenance?
 
         public init(host: String = "127.0.0.1", port: Int, signIn: (usersFile: String, passwordFile: String)? = nil,
-                    tls: (certificateFile: String, keyFile: String)? = nil, sessionTimeout: Duration = .seconds(24 * 3600)) {
+                    tls: (certificateFile: String, keyFile: String)? = nil, sessionTimeout: Duration = .seconds(24 * 3600),
+                    maintenance: Maintenance? = nil) {
+            self.maintenance = maintenance
             self.host = host
             self.port = port
             self.signIn = signIn
@@ -52,7 +56,7 @@ public struct WebUI: Service {
         let endpoints = Endpoints(
             feed: feed, sessions: Sessions(timeout: configuration.sessionTimeout),
             signIn: configuration.signIn.map { SignIn(usersFile: $0.usersFile, passwordFile: $0.passwordFile) },
-            rules: PublishRules(baseTopic: baseTopic.string), baseTopic: baseTopic.string,
+            rules: PublishRules(baseTopic: baseTopic.string), maintenance: configuration.maintenance, baseTopic: baseTopic.string,
             secureCookies: configuration.tls != nil, logger: logger
         )
         let http = HTTP1WebSocketUpgradeChannel.Configuration(

@@ -48,19 +48,29 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (group, logger) = try await assemble()
+        let (group, logger, maintenance) = try await assemble()
         do {
             try await group.run()
         } catch let error as ClientError where error.isConnectionRefusal {
+            await maintenance?.discardStaged()
             printError(error.description)
             throw error.isAuthenticationFailure ? HomeGateExit.notAuthorized : HomeGateExit.refused
+        } catch {
+            await maintenance?.discardStaged()
+            throw error
+        }
+        // A backup restored from the page: in place now that every part stopped, then the
+        // same binary with the same arguments.
+        if let maintenance, await maintenance.finishRestore() != nil {
+            GatewayMaintenance.execAgain(logger: logger)
+            throw HomeGateExit.ioError
         }
         logger.info("HomeGate stopped")
     }
 
     /// Reads the configuration and the store and makes every part, ready to run. (Its own
     /// function, so the configuration file's model is let go once the parts are made.)
-    private func assemble() async throws -> (ServiceLifecycle.ServiceGroup, Logger) {
+    private func assemble() async throws -> (ServiceLifecycle.ServiceGroup, Logger, GatewayMaintenance?) {
         let started = ContinuousClock.now
         var file = try loadConfiguration()
         let logger = LogSetup.bootstrap(level: file.logLevel)
@@ -85,7 +95,9 @@ struct RunCommand: AsyncParsableCommand {
                 throw HomeGateExit.configuration
             }
         }
-        let webPage = try makeWebPage(file, logger: logger)
+        let maintenance = file.ui == nil ? nil
+            : GatewayMaintenance(dataDirectory: file.dataDirectory, configurationFile: URL(fileURLWithPath: config).standardizedFileURL.path, logger: logger)
+        let webPage = try makeWebPage(file, maintenance: maintenance, logger: logger)
         let store: HomeStore
         let homes: [Home]
         let storedLayout: LayoutDigest?
@@ -166,17 +178,20 @@ struct RunCommand: AsyncParsableCommand {
             services.append(.init(service: PartService("web page's broker connection", logger: logger) { try await webPage.feed.run() }))
             services.append(.init(service: webPage.server))
         }
+        if let maintenance {
+            services.append(.init(service: RestartService(maintenance: maintenance, logger: logger), successTerminationBehavior: .gracefullyShutdownGroup))
+        }
         services.append(.init(service: PartService("configuration reloader", logger: logger) {
             await reloader.reloadOnHangUp(engine: engine, simulator: simulator, hapDriver: hapDriver)
         }))
         var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(15)
-        return (ServiceLifecycle.ServiceGroup(configuration: configuration), logger)
+        return (ServiceLifecycle.ServiceGroup(configuration: configuration), logger, maintenance)
     }
 
     /// The web page (`ui:`), if configured: its server and the broker connection that feeds it,
     /// which uses the gateway's account under the client id `<client id>-ui`.
-    private func makeWebPage(_ file: ConfigFile, logger: Logger) throws -> (server: WebUI, feed: LiveFeed)? {
+    private func makeWebPage(_ file: ConfigFile, maintenance: GatewayMaintenance?, logger: Logger) throws -> (server: WebUI, feed: LiveFeed)? {
         guard let settings = file.ui else { return nil }
         var mqtt = file.mqtt
         mqtt.clientID += "-ui"
@@ -189,7 +204,8 @@ struct RunCommand: AsyncParsableCommand {
             let configuration = WebUI.Configuration(
                 host: settings.host, port: settings.port,
                 signIn: settings.usersFile.flatMap { users in settings.passwordFile.map { (users, $0) } },
-                tls: settings.tls.map { ($0.certificateFile, $0.keyFile) }, sessionTimeout: settings.sessionTimeout
+                tls: settings.tls.map { ($0.certificateFile, $0.keyFile) }, sessionTimeout: settings.sessionTimeout,
+                maintenance: maintenance?.forWebPage
             )
             let scheme = settings.tls == nil ? "http" : "https"
             let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
