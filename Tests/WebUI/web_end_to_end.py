@@ -12,34 +12,48 @@ light strip), and homegate on the demo home with `ui:` on, logins from a users f
 bob guest) and a Mosquitto password file made with `homegate passwd`. Then, in the browser, it
 checks:
 
-1. alice logs in; the demo home loads (its rooms, the Floor Lamp's card), and fits a 360 px phone;
-2. toggling the floor lamp's `on` shows pending, then "acknowledged in ... ms", and the value
-   shown follows the retained topic; its mosquitto_pub line is shown;
-3. a write the device refuses (the simulator's fail_status) shows the HAP error in words, and the
-   value stays;
-4. a device event (the simulator changes the brightness) updates the page without a reload;
-5. a room renamed from the management view shows its new name on the home view, and the log
-   shows the rename's event and the acknowledgements;
+1. alice logs in; the demo home loads as a dashboard: its rooms (with the quick jump), a tile per
+   accessory with its state in words (Off, Locked, 21.5 °C, "Auto to 20 °C, 19.5 °C now", Closed),
+   the unreachable Reading Lamp greyed with its reason and its button disabled; nothing wider than
+   a 360 px phone, and the first tile above the fold of a 375 x 812 one;
+2. one tap on the Floor Lamp's tile shows pending, then "acknowledged in ... ms"; the tile says
+   "On, 40%" as retained, and its button "Turn off Floor Lamp";
+3. the "Show MQTT" switch: topics hidden by default, shown when on, still on after a reload, hidden
+   again when off;
+4. the lamp's name opens its detail (the focus on its title): its mosquitto_pub line; a write the
+   device refuses (the simulator's fail_status) shows the HAP error in words, and the value stays;
+   a device event (the simulator changes the brightness) updates the page without a reload;
+5. a tap on the colour wheel is acknowledged, and the broker saw exactly ONE set for the lamp: the
+   service-level set on <service>/set with both the hue and the saturation chosen, acknowledged
+   once; back on the dashboard, the focus is on the lamp's name again;
+   (then a room renamed from the management view, its name on the home view, the log's event)
 6. the accessory browser, started from the page, lists the zoo peer (found over mDNS, retained
    on homegate/$browser/<device id>) with its pair form; paired there with its setup code, the
    page says so, the light strip appears in the home, and the found entry goes away (the gateway's
    browser-removed);
-7. the HAP test peer, paired from the browser with its setup code by address (the "Pair by
-   address" form: this peer announces nothing over mDNS), appears with its accessories;
-8. bob (guest) sees no management controls and can still switch the lamp (with the keyboard); a forged management
-   request from his session (with his CSRF token) is refused with 403 and nothing is published,
-   and so is a set without the CSRF token;
+7. the HAP test peer (with its Porch Camera), paired from the browser with its setup code by
+   address, appears with its accessories; the camera's tile shows a snapshot it asked for;
+8. bob (guest) sees no management controls and can still switch the lamp (its tile, with the
+   keyboard); a forged management request, a backup and a restore from his session (with his CSRF
+   token) are refused with 403 and nothing is published, and so is a set without the CSRF token;
 9. the colour scheme: with chromium's prefers-color-scheme emulated dark, the page is dark (its
    background, and its text at 4.5:1 or more); Light chosen on the switch (with the keyboard: a
    radio group) makes it light and survives a reload with the system still dark; System follows
    the system again, without a reload;
 10. the web app manifest: linked from the page, served with application/manifest+json and allowed
    by the content security policy, its name, short name, start URL, display and icons (each icon
-   served, the PNGs their stated size), and chromium reads it without errors (Page.getAppManifest).
+   served, the PNGs their stated size), and chromium reads it without errors (Page.getAppManifest);
+11. backup and restore as alice: a backup downloaded from the page (a HomeGate backup, no-store,
+   refused without the CSRF token, nothing of it in the gateway's log); a room renamed after it; a
+   damaged file (half of it) refused with a clear error and nothing changed; the backup restored
+   from the page: the gateway restarts (its log), the page asks to log in again, says the gateway
+   is back, shows the home as backed up, and the light strip acknowledges a tap (its pairing keys
+   came back with the data).
 No errors in the browser's console at the end.
 
-With --screenshots it writes docs/web-home.png, docs/web-home-dark.png (the same, with the system's
-scheme dark) and docs/web-pairing.png (the found light strip with its pair form filled in). Every step prints what it
+With --screenshots it writes docs/web-home.png (the dashboard), docs/web-home-phone.png (375 px),
+docs/web-home-dark.png (the system's scheme dark), docs/web-detail.png (the lamp's detail with its
+colour wheel) and docs/web-pairing.png (the found light strip with its pair form filled in). Every step prints what it
 does; the first failure ends the run with exit status 1 (the temporary folder, with every log and
 a screenshot of the page at the failure, is kept).
 """
@@ -117,7 +131,7 @@ class Run(e2e.Run):
 
     def start_peer(self):
         self.start_until_ready("hap-peer", "the HAP peer",
-                                peer_command(self.args.hap_python, "hap_peer.py", self.peer_port,
+                                peer_command(self.args.hap_python, "hap_peer.py", self.peer_port, "--camera",
                                              "--state", os.path.join(self.folder, "hap-peer.state"), "--temperature-interval", "0"),
                                 stderr=open(os.path.join(self.folder, "hap-peer.log"), "w"))
 
@@ -158,6 +172,7 @@ class Run(e2e.Run):
         demo = without_section(self.demo_config(), "ui")  # the demo's own page (port 8080, no sign-in) is replaced by this one
         demo += f"\nui:\n  port: {self.ui_port}\n  users: {users}\n  passwords: {passwords}\n"
         super().start_homegate(demo, "--log-level", "debug")
+        self.config_text = demo
         self.wait_for(lambda: port_open(self.ui_port), f"the web page on port {self.ui_port}", 30)
 
     # The browser
@@ -248,23 +263,35 @@ class Page:
     def status_of(self, topic):
         return self.text(f'{self.char(topic)} [data-testid=write-status]') or ""
 
-    def record_statuses(self, topic):
-        """Records every text the write status of `topic` shows, however briefly (a device without
+    def record_statuses(self, selector):
+        """Records every text the status line `selector` shows, however briefly (a device without
         latency acknowledges within a millisecond: faster than a poll)."""
         self.driver.execute_script("""
-            const topic = arguments[0];
+            const selector = arguments[0];
             window.__statuses = [];
             const seen = () => {
-              const line = document.querySelector(`[data-testid=char][data-topic="${topic}"] [data-testid=write-status]`);
+              const line = document.querySelector(selector);
               if (line && line.textContent && window.__statuses.at(-1) !== line.textContent) window.__statuses.push(line.textContent);
             };
             window.__statusObserver?.disconnect();
             window.__statusObserver = new MutationObserver(seen);
             window.__statusObserver.observe(document.body, {subtree: true, childList: true, characterData: true});
-        """, topic)
+        """, selector)
 
     def statuses(self):
         return self.driver.execute_script("return window.__statuses || []")
+
+    def tile(self, accessory):
+        return f'[data-testid=tile][data-accessory="{accessory}"]'
+
+    def tile_state(self, accessory):
+        return self.text(f"{self.tile(accessory)} [data-testid=tile-state]")
+
+    def open_detail(self, accessory):
+        """A tap on the tile's name: the detail opens with the focus on its title."""
+        self.act(lambda: self.one(f"{self.tile(accessory)} [data-testid=tile-name]", f"the name on the tile of {accessory}").click(), f"opening {accessory}")
+        self.wait(lambda: self.driver.execute_script("return location.hash") == f"#accessory/{accessory}"
+                  and self.driver.execute_script("return document.activeElement?.id") == "detail-title", f"the detail of {accessory}, focused")
 
     def toggle(self, topic):
         # The switch is a real checkbox under its drawn track: a click on the label is a person's click.
@@ -283,14 +310,25 @@ class Page:
         finally:
             self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
 
+    def phone_first_tile(self):
+        """Where the first tile's button starts on a 375 x 812 phone (emulated), in pixels from the top."""
+        self.driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 375, "height": 812, "deviceScaleFactor": 1, "mobile": True})
+        try:
+            self.wait(lambda: self.driver.execute_script("return document.documentElement.clientWidth") == 375, "the 375 px screen")
+            return self.driver.execute_script("window.scrollTo(0, 0); return document.querySelector('[data-testid=tile-action]')?.getBoundingClientRect().top ?? null")
+        finally:
+            self.driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
     def screenshot(self, name):
         path = os.path.join(ROOT, "docs", name)
         self.driver.save_screenshot(path)
         log(f"   screenshot {os.path.relpath(path, ROOT)}")
 
     def console_errors(self):
+        # The refusals this test provokes on purpose (a guest's publish, backup and restore; a damaged backup).
+        expected = re.compile(r"/api/(session|publish) |/api/(backup|restore) - Failed to load resource: the server responded with a status of (403|422) ")
         return [entry["message"] for entry in self.driver.get_log("browser")
-                if entry["level"] == "SEVERE" and "/api/session" not in entry["message"] and "/api/publish" not in entry["message"]]
+                if entry["level"] == "SEVERE" and not expected.search(entry["message"])]
 
 
 def checks(run):
@@ -298,54 +336,80 @@ def checks(run):
     driver = run.driver
     driver.get(run.url())
 
-    # 1. Log in as alice; the demo home loads.
+    # 1. Log in as alice; the demo home loads as a dashboard: a tile per accessory, rooms as sections.
     page.login("alice")
     page.wait(lambda: page.text("[data-testid=who-role]") == "admin", "alice's role shown as admin")
     page.wait(lambda: page.texts("[data-testid=room-name]")[:6]
               == ["Default Room", "Living Room", "Kitchen", "Hallway", "Garage", "Bedroom"], "the demo home's rooms, default room first")
-    page.one("[data-testid=accessory][data-accessory=sim-lamp-1]", "the Floor Lamp's card")
-    page.wait(lambda: page.value_of(f"{LAMP}/on") == "false" and page.value_of(f"{LAMP}/brightness") == "40", "the lamp's values (off, 40)")
-    page.wait(lambda: page.text("[data-accessory=sim-lamp-1] [data-testid=reachable]") == "✓ reachable", "the Floor Lamp shown reachable in words")
-    page.wait(lambda: page.text("[data-accessory=sim-hue-reading] [data-testid=reachable]") == "✕ unreachable", "the Reading Lamp shown unreachable in words")
-    page.one("[data-accessory=sim-hue-bridge] [data-testid=bridge-of]", "the Hue Bridge listing what is behind it")
+    if page.texts("[data-testid=room-jumps] a")[:6] != ["Default Room", "Living Room", "Kitchen", "Hallway", "Garage", "Bedroom"]:
+        raise Failure(f"the quick jump to the rooms: {page.texts('[data-testid=room-jumps] a')}")
+    page.one(page.tile("sim-lamp-1"), "the Floor Lamp's tile")
+    page.wait(lambda: page.tile_state("sim-lamp-1") == "Off", "the Floor Lamp's tile: Off")
+    words = {accessory: page.tile_state(accessory) for accessory in page.driver.execute_script(
+        "return [...document.querySelectorAll('[data-testid=tile]')].map((tile) => tile.dataset.accessory)")}
+    if not re.fullmatch(r"-?\d+(\.\d)? °C", words.get("sim-kitchen-sensor", "")) or words.get("sim-front-door-lock") not in ("Locked", "Unlocked") \
+            or not re.fullmatch(r"(Off|Heat|Cool|Auto).*°C now", words.get("sim-thermostat", "")) or words.get("sim-garage-door") not in ("Open", "Closed"):
+        raise Failure(f"the tiles' states in words: {words}")
+    reading = page.tile("sim-hue-reading")
+    page.wait(lambda: page.text(f"{reading} [data-testid=tile-reason]") == "Unreachable: the device is not answering"
+              and page.driver.execute_script("return document.querySelector(arguments[0]).disabled", f"{reading} [data-testid=tile-action]"),
+              "the Reading Lamp's tile greyed, with the reason, its button disabled")
     overflow = page.phone_overflow()
     if overflow:
         raise Failure(f"at 360 px wide, the home view is wider than the screen: {overflow}")
+    first = page.phone_first_tile()
+    if first is None or first > 812:
+        raise Failure(f"on a 375 x 812 phone the first tile's button is not above the fold (its top at {first})")
     driver.execute_script("window.__noReload = true")
-    log("1. alice logged in: the demo home's rooms, the Floor Lamp (reachable, off, 40), the Reading Lamp unreachable, "
-        "the bridge's accessories; nothing wider than a 360 px phone")
+    log(f"1. alice logged in: the demo home's rooms with a quick jump, tiles in words ({', '.join(f'{k}: {v}' for k, v in sorted(words.items()))}), "
+        "the Reading Lamp greyed with its reason; nothing wider than a 360 px phone; the first tile above the fold")
 
-    # 2. Toggle the floor lamp: pending, then acknowledged; the value follows the retained topic.
-    page.record_statuses(f"{LAMP}/on")
-    page.toggle(f"{LAMP}/on")
-    page.wait(lambda: "acknowledged in" in page.status_of(f"{LAMP}/on"), "the acknowledgement of the lamp's on")
-    page.wait(lambda: page.value_of(f"{LAMP}/on") == "true", "the lamp's value to follow (true)")
+    # 2. One tap on the Floor Lamp's tile: pending, then acknowledged; the tile follows the retained value.
+    tile_status = f"{page.tile('sim-lamp-1')} [data-testid=tile-status]"
+    page.record_statuses(tile_status)
+    page.act(lambda: page.one(f"{page.tile('sim-lamp-1')} [data-testid=tile-action]", "the Floor Lamp's tile").click(), "tapping the Floor Lamp's tile")
+    page.wait(lambda: "acknowledged in" in (page.text(tile_status) or ""), "the acknowledgement on the Floor Lamp's tile")
+    page.wait(lambda: page.tile_state("sim-lamp-1") == "On, 40%", "the tile to say On, 40%")
     seen = page.statuses()
     if not any("pending" in status for status in seen) or not seen[-1].startswith("✓ acknowledged in"):
-        raise Failure(f"the write status did not go pending -> acknowledged: {seen}")
+        raise Failure(f"the tile's status did not go pending -> acknowledged: {seen}")
     if run.retained(f"{LAMP}/on") != "true":
         raise Failure(f"the retained value of {LAMP}/on is {run.retained(f'{LAMP}/on')}, not true")
+    label = page.driver.execute_script("return document.querySelector(arguments[0]).getAttribute('aria-label')", f"{page.tile('sim-lamp-1')} [data-testid=tile-action]")
+    if label != "Turn off Floor Lamp":
+        raise Failure(f"the tile's button is labelled {label!r}")
+    log(f"2. the Floor Lamp's tile tapped: {' -> '.join(seen)}; it says On, 40%, as retained; its button now says {label!r}")
+    if run.args.screenshots:
+        dashboard_screenshots(page)
+
+    # 3. The "Show MQTT" switch: topics and command lines hidden by default, shown when on, remembered across a reload.
+    mqtt_shown = "return [...document.querySelectorAll('details.mqtt')].some((element) => element.checkVisibility())"
+    if driver.execute_script(mqtt_shown):
+        raise Failure("MQTT disclosures are shown before the switch is on")
+    page.act(lambda: page.one("label:has(> [data-testid=show-mqtt])", "the Show MQTT switch").click(), "turning Show MQTT on")
+    page.wait(lambda: driver.execute_script(mqtt_shown), "the MQTT disclosures shown")
+    driver.refresh()
+    page.one(page.tile("sim-lamp-1"), "the dashboard after the reload")
+    page.wait(lambda: page.checked("[data-testid=show-mqtt]") and driver.execute_script(mqtt_shown)
+              and driver.execute_script("return localStorage.getItem('homegate.mqtt')") == "shown", "Show MQTT still on after the reload")
+    page.act(lambda: page.one("label:has(> [data-testid=show-mqtt])", "the Show MQTT switch").click(), "turning Show MQTT off")
+    page.wait(lambda: not driver.execute_script(mqtt_shown), "the MQTT disclosures hidden again")
+    driver.execute_script("window.__noReload = true")
+    log("3. Show MQTT: the topics hidden by default, shown when on, still on after a reload (localStorage), hidden again when off")
+
+    # 4. The Floor Lamp's detail, from its name: every characteristic with its control; the focus on its title.
+    page.open_detail("sim-lamp-1")
+    page.wait(lambda: page.value_of(f"{LAMP}/on") == "true" and page.value_of(f"{LAMP}/brightness") == "40", "the lamp's values in the detail (on, 40)")
+    page.wait(lambda: page.text("[data-accessory=sim-lamp-1] [data-testid=reachable]") == "✓ reachable", "the Floor Lamp shown reachable in words")
     switch = f"{page.char(LAMP + '/on')} input[role=switch]"
     if not page.checked(switch):
-        raise Failure("the switch is not on after the acknowledgement")
+        raise Failure("the detail's switch is not on")
     command = page.content(f"{page.char(LAMP + '/on')} [data-testid=command]")
     if command != f"mosquitto_pub -t '{LAMP}/on/set' -m true":
         raise Failure(f"the lamp's command line is {command!r}")
-    log(f"2. floor lamp on: {' -> '.join(seen)}; the page shows true, as retained; its line: {command}")
-    if run.args.screenshots:
-        # The picture shows the lamp's topic and command line too.
-        driver.execute_script("document.querySelector(arguments[0]).open = true; window.scrollTo(0, 0)", f"{page.char(LAMP + '/on')} details")
-        page.screenshot("web-home.png")
-        emulate_scheme(driver, "dark")
-        page.wait(lambda: scheme_shown(page)["scheme"] == "dark", "the page dark for its picture")
-        page.screenshot("web-home-dark.png")
-        emulate_scheme(driver, None)
-        page.wait(lambda: scheme_shown(page)["scheme"] == "light", "the page light again")
-        driver.execute_script("document.querySelector(arguments[0]).open = false", f"{page.char(LAMP + '/on')} details")
-
-    # 3. A write the device refuses: its HAP error in words, the value unchanged.
+    # A write the device refuses: its HAP error in words, the value unchanged.
     run.request("simulator/behaviour", {"accessory": "sim-lamp-1", "fail_status": -70403})
-    page.record_statuses(f"{LAMP}/on")
+    page.record_statuses(f"{page.char(LAMP + '/on')} [data-testid=write-status]")
     page.toggle(f"{LAMP}/on")
     page.wait(lambda: page.status_of(f"{LAMP}/on").startswith("✕"), "the refused write's error")
     error = page.status_of(f"{LAMP}/on")
@@ -353,15 +417,48 @@ def checks(run):
         raise Failure(f"the refused write shows {error!r}, not the device's busy error in words")
     page.wait(lambda: page.value_of(f"{LAMP}/on") == "true" and page.checked(switch), "the value and the switch to stay on")
     run.request("simulator/behaviour", {"accessory": "sim-lamp-1", "fail_status": None})
-    log(f"3. refused write: {error!r}; the value stays true")
-
-    # 4. A device event updates the page without a reload.
+    # A device event updates the page without a reload.
     run.request("simulator/update", {"accessory": "sim-lamp-1", "characteristic": "brightness", "value": 55})
     page.wait(lambda: page.value_of(f"{LAMP}/brightness") == "55", "the brightness changed on the device (55) to show")
     page.wait(lambda: page.text(f"{page.char(LAMP + '/brightness')} [data-testid=slider-value]") == "55%", "the slider to follow (55%)")
     if not driver.execute_script("return window.__noReload === true"):
         raise Failure("the page was reloaded")
-    log("4. the simulator changed the brightness to 55: the page shows 55 % and its slider moved, without a reload")
+    log(f"4. the Floor Lamp's detail from its name (focus on its title); its line: {command}; a refused write: {error!r}, the value stays; "
+        "the simulator's brightness 55 shows without a reload")
+
+    # 5. The colour wheel: one tap, ONE service-level set with both hue and saturation, acknowledged.
+    wheel = page.one("[data-testid=colour-wheel]", "the Floor Lamp's colour wheel")
+    radius = driver.execute_script("return arguments[0].getBoundingClientRect().width / 2", wheel)
+    watcher = BrokerWatcher(run, [f"{LAMP}/#"])
+    control_status = f'[data-testid=service][data-topic="{LAMP}"] [data-testid=control-status]'
+    page.record_statuses(control_status)
+    ActionChains(driver).move_to_element_with_offset(wheel, int(radius / 2), 0).click().perform()
+    page.wait(lambda: (page.text(control_status) or "").startswith("✓ acknowledged in"), "the colour's acknowledgement")
+    chosen = page.text("[data-testid=colour-words]")
+    hue, saturation = (int(number) for number in re.findall(r"\d+", chosen))
+    if not (85 <= hue <= 95 and 45 <= saturation <= 55):
+        raise Failure(f"a tap half way out on the wheel's right chose {chosen!r}, not about hue 90, saturation 50")
+    page.wait(lambda: float(run.retained(f"{LAMP}/hue") or "nan") == hue and float(run.retained(f"{LAMP}/saturation") or "nan") == saturation,
+              "the retained hue and saturation")
+    lines = watcher.finish()
+    sets = [line for line in lines if re.match(rf"{re.escape(LAMP)}(/[a-z-]+)?/set ", line)]
+    if len(sets) != 1 or not sets[0].startswith(f"{LAMP}/set "):
+        raise Failure(f"the wheel sent {len(sets)} sets, not one service-level set: {sets}")
+    body = json.loads(sets[0].split(" ", 1)[1])
+    if body.get("hue") != hue or body.get("saturation") != saturation:
+        raise Failure(f"the service-level set {body} does not carry hue {hue} and saturation {saturation}")
+    results = [line for line in lines if line.startswith(f"{LAMP}/set/result ")]
+    answer = json.loads(results[0].split(" ", 1)[1]) if len(results) == 1 else {}
+    if not answer.get("ok") or sorted(result["topic"] for result in answer.get("results", []) if result.get("ok")) != [f"{LAMP}/hue", f"{LAMP}/saturation"]:
+        raise Failure(f"the service-level set's acknowledgements: {results}")
+    log(f"5. colour wheel: {' -> '.join(page.statuses())}; the broker saw exactly one set, {sets[0]}, acknowledged once")
+    if run.args.screenshots:
+        driver.execute_script("document.activeElement?.blur(); window.scrollTo(0, 0)")
+        page.screenshot("web-detail.png")
+    page.act(lambda: page.one("[data-testid=back]", "the way back").click(), "going back to the dashboard")
+    page.wait(lambda: driver.execute_script("return document.activeElement?.dataset.testid === 'tile-name' && document.activeElement.dataset.accessory === 'sim-lamp-1'"),
+              "the focus back on the Floor Lamp's tile")
+    log("   back on the dashboard, the focus on the Floor Lamp's name")
 
     # 5. Rename a room from the management view.
     page.go("manage")
@@ -446,8 +543,9 @@ def checks(run):
     if PINCODE in driver.current_url or PINCODE in driver.page_source:
         raise Failure("the setup code is in the URL or the page after pairing")
     page.go("home")
-    page.wait(lambda: any("Koogeek-LS1-20833F" in card and "✓ reachable" in card for card in page.texts("[data-testid=accessory]")),
-              "the light strip on the home view, reachable", 30)
+    page.wait(lambda: driver.execute_script("""
+        return [...document.querySelectorAll('[data-testid=tile]')].some((tile) => tile.innerText.includes('Koogeek-LS1-20833F')
+          && !tile.classList.contains('unreachable'))"""), "the light strip on the home view, reachable", 30)
     kitchen = driver.execute_script("""
         return [...document.querySelectorAll('[data-testid=room]')].find((room) => room.querySelector('[data-testid=room-name]')?.innerText === 'Kitchen')?.innerText ?? ''
     """)
@@ -482,16 +580,27 @@ def checks(run):
     if PINCODE in driver.current_url or PINCODE in driver.page_source:
         raise Failure("the setup code is in the URL or the page after pairing")
     page.go("home")
-    page.wait(lambda: "Desk Lamp" in page.texts("[data-testid=accessory-name]"), "the peer's Desk Lamp on the home view", 30)
+    page.wait(lambda: "Desk Lamp" in page.texts("[data-testid=tile-name]"), "the peer's Desk Lamp on the home view", 30)
+    desk = driver.execute_script("return [...document.querySelectorAll('[data-testid=tile-name]')].find((name) => name.innerText === 'Desk Lamp').dataset.accessory")
+    page.open_detail(desk)
     page.wait(lambda: any("Desk Lamp" in card and "✓ reachable" in card and "Behind the bridge" in card for card in page.texts("[data-testid=accessory]")),
               "the Desk Lamp reachable, behind its bridge")
-    log(f"7. paired the HAP peer from the browser by address ({outcome}): its Desk Lamp is on the home view, reachable, behind its bridge")
+    page.go("home")
+    # The peer's camera: its tile shows a snapshot, asked for while the tile is on the screen.
+    camera = driver.execute_script("return [...document.querySelectorAll('[data-testid=tile-name]')].find((name) => name.innerText === 'Porch Camera')?.dataset.accessory")
+    if not camera:
+        raise Failure(f"no Porch Camera tile: {page.texts('[data-testid=tile-name]')}")
+    driver.execute_script("document.querySelector(arguments[0]).scrollIntoView({block: 'center'})", page.tile(camera))
+    page.wait(lambda: driver.execute_script("const image = document.querySelector(arguments[0]); return !!image && !image.hidden && image.src.startsWith('data:image/jpeg;base64,') && image.naturalWidth > 0",
+                                            f"{page.tile(camera)} [data-testid=tile-snapshot]"), "the camera tile's snapshot", 30)
+    log(f"7. paired the HAP peer from the browser by address ({outcome}): its Desk Lamp is on the home view, reachable, behind its bridge; "
+        "the Porch Camera's tile shows its snapshot")
 
     # 8. bob, a guest: no management controls; a forged request is refused.
     page.act(lambda: page.one("[data-testid=logout]", "the logout button").click(), "logging out")
     page.login("bob")
     page.wait(lambda: page.text("[data-testid=who-role]") == "guest", "bob's role shown as guest")
-    page.one("[data-testid=accessory][data-accessory=sim-lamp-1]", "the Floor Lamp for bob")
+    page.one(page.tile("sim-lamp-1"), "the Floor Lamp for bob")
     for testid in ("tab-manage", "tab-pairing"):
         if page.driver.execute_script("return document.querySelector(arguments[0]).checkVisibility()", f"[data-testid={testid}]"):
             raise Failure(f"bob sees the {testid} tab")
@@ -504,12 +613,13 @@ def checks(run):
     if page.find("[data-testid=pair-form], [data-testid=browser-start], [data-testid=unpair]"):
         raise Failure("bob's pairing view has pairing controls")
     page.go("home")
-    page.one("[data-testid=accessory][data-accessory=sim-lamp-1]", "the Floor Lamp for bob")
-    # With the keyboard: the switch takes the focus and the space bar.
-    page.act(lambda: driver.execute_script("document.querySelector(arguments[0]).focus()", switch), "focusing the lamp's switch")
+    page.one(page.tile("sim-lamp-1"), "the Floor Lamp for bob")
+    # With the keyboard: the tile's button takes the focus and the space bar.
+    bob_state = page.tile_state("sim-lamp-1")
+    page.act(lambda: driver.execute_script("document.querySelector(arguments[0]).focus()", f"{page.tile('sim-lamp-1')} [data-testid=tile-action]"), "focusing the lamp's tile")
     ActionChains(driver).send_keys(Keys.SPACE).perform()
-    page.wait(lambda: "acknowledged in" in page.status_of(f"{LAMP}/on") and page.value_of(f"{LAMP}/on") == "false", "bob's switch to be acknowledged (off)")
-    watcher = RequestWatcher(run)
+    page.wait(lambda: "acknowledged in" in (page.text(tile_status) or "") and page.tile_state("sim-lamp-1") == "Off", f"bob's tap to be acknowledged (was {bob_state}, now off)")
+    watcher = BrokerWatcher(run, ["homegate/$request/#"])
     forged = driver.execute_async_script("""
         const done = arguments[arguments.length - 1];
         (async () => {
@@ -518,11 +628,16 @@ def checks(run):
             headers: {'Content-Type': 'application/json', ...headers}, body: JSON.stringify({topic, payload})});
           const forged = await post({'X-CSRF-Token': session.csrf}, 'homegate/$request/room/add', JSON.stringify({name: 'Forged Room'}));
           const noToken = await post({}, 'homegate/demo-home/living-room/floor-lamp/lightbulb/on/set', 'true');
-          done({role: session.role, forged: [forged.status, await forged.text()], noToken: [noToken.status, await noToken.text()]});
+          const backup = await fetch('/api/backup', {headers: {'X-CSRF-Token': session.csrf}});
+          const restore = await fetch('/api/restore', {method: 'POST', headers: {'X-CSRF-Token': session.csrf}, body: 'HomeGate backup'});
+          done({role: session.role, forged: [forged.status, await forged.text()], noToken: [noToken.status, await noToken.text()],
+                backup: backup.status, restore: restore.status, offered: session.backup});
         })().catch((error) => done({error: String(error)}));
     """)
     if forged.get("role") != "guest" or forged["forged"][0] != 403 or forged["noToken"][0] != 403:
         raise Failure(f"bob's forged requests were not both refused with 403: {forged}")
+    if forged["backup"] != 403 or forged["restore"] != 403 or forged["offered"] is not False:
+        raise Failure(f"a guest's backup and restore were not refused with 403: {forged}")
     # The server publishes before it answers: a request it had let through is on the broker before the end marker.
     reached = watcher.finish()
     if reached:
@@ -531,10 +646,14 @@ def checks(run):
     if "Forged Room" in layout or "Forged Room" in page.texts("[data-testid=room-name]"):
         raise Failure("the forged room exists")
     log(f"8. bob (guest): no management controls, his switch (by keyboard) acknowledged; forged room/add -> {forged['forged'][0]} "
-        f"{forged['forged'][1]}, a set without the CSRF token -> {forged['noToken'][0]}; nothing reached the broker")
+        f"{forged['forged'][1]}, a set without the CSRF token -> {forged['noToken'][0]}, a backup -> {forged['backup']}, "
+        f"a restore -> {forged['restore']}; nothing reached the broker")
 
     # 9. The colour scheme: the system's by default, the switch's choice over it, kept across a reload.
     scheme_and_manifest(run, page)
+
+    # 11. Backup and restore from the page, as alice.
+    backup_and_restore(run, page)
 
     errors = page.console_errors()
     if errors:
@@ -600,7 +719,7 @@ def scheme_and_manifest(run, page):
     if set(light["themeColours"]) != {"#ffffff"}:
         raise Failure(f"the theme-color metas do not follow the choice of Light: {light['themeColours']}")
     driver.refresh()
-    page.one("[data-accessory=sim-lamp-1]", "the home after the reload")
+    page.one(page.tile("sim-lamp-1"), "the home after the reload")
     page.wait(lambda: scheme_shown(page)["checked"] == "light", "the switch on Light after the reload")
     reloaded = scheme_shown(page)
     if reloaded["scheme"] != "light" or luminance(reloaded["background"]) <= 0.8 or not reloaded["systemDark"]:
@@ -657,14 +776,132 @@ def scheme_and_manifest(run, page):
         f"icons {', '.join(sorted(f'{k[1]} {k[0]}' for k in icons))} (the PNGs their size); chromium reads it without errors")
 
 
-class RequestWatcher:
-    """Everything published under homegate/$request/ between start and finish, bracketed by markers
-    (published by this test and waited for), so that no timing is guessed."""
+def dashboard_screenshots(page):
+    """docs/web-home.png (desktop), docs/web-home-phone.png (375 px) and docs/web-home-dark.png."""
+    driver = page.driver
+    driver.execute_script("document.activeElement?.blur(); window.scrollTo(0, 0)")
+    page.screenshot("web-home.png")
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 375, "height": 812, "deviceScaleFactor": 1, "mobile": True})
+    try:
+        page.wait(lambda: driver.execute_script("return document.documentElement.clientWidth") == 375, "the 375 px screen")
+        driver.execute_script("window.scrollTo(0, 0)")
+        page.screenshot("web-home-phone.png")
+    finally:
+        driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    emulate_scheme(driver, "dark")
+    page.wait(lambda: scheme_shown(page)["scheme"] == "dark", "the page dark for its picture")
+    page.screenshot("web-home-dark.png")
+    emulate_scheme(driver, None)
+    page.wait(lambda: scheme_shown(page)["scheme"] == "light", "the page light again")
 
-    def __init__(self, run):
+
+def backup_and_restore(run, page):
+    """A backup downloaded from the page; a room renamed after it; a damaged file refused with
+    nothing changed; the backup restored from the page: the gateway restarts on it and the page
+    comes back (after a new sign-in: the restart ends every session) with the home as backed up,
+    the light strip's pairing keys with it."""
+    driver = run.driver
+    page.act(lambda: page.one("[data-testid=logout]", "the logout button").click(), "logging out bob")
+    page.login("alice")
+    downloads = os.path.join(run.folder, "downloads")
+    os.makedirs(downloads)
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
+    page.go("manage")
+    page.act(lambda: page.one("[data-testid=download-backup]", "the Download backup button").click(), "downloading a backup")
+    page.wait(lambda: (page.text("[data-testid=backup-status]") or "").startswith("✓ downloaded"), "the backup downloaded", 30)
+
+    def downloaded():
+        names = os.listdir(downloads)
+        done = [name for name in names if name.endswith(".backup")]
+        return done[0] if done and not any(name.endswith(".crdownload") for name in names) else None
+    page.wait(downloaded, "the backup file in the download folder", 30)
+    backup_file = os.path.join(downloads, downloaded())
+    with open(backup_file, "rb") as file:
+        content = file.read()
+    if not content.startswith(b"HomeGate backup\n") or not re.fullmatch(r"homegate-\d{8}-\d{6}\.backup", os.path.basename(backup_file)):
+        raise Failure(f"the downloaded file {os.path.basename(backup_file)} is not a HomeGate backup: {content[:32]!r}")
+    headers = driver.execute_async_script("""
+        const done = arguments[arguments.length - 1];
+        (async () => {
+          const session = await (await fetch('/api/session')).json();
+          const answer = await fetch('/api/backup', {headers: {'X-CSRF-Token': session.csrf}});
+          const noToken = await fetch('/api/backup');
+          done({status: answer.status, cache: answer.headers.get('cache-control'), disposition: answer.headers.get('content-disposition'),
+                type: answer.headers.get('content-type'), noToken: noToken.status});
+        })().catch((error) => done({error: String(error)}));
+    """)
+    if headers.get("status") != 200 or headers.get("cache") != "no-store" or not (headers.get("disposition") or "").startswith("attachment") \
+            or headers.get("noToken") != 403:
+        raise Failure(f"GET /api/backup: {headers}")
+    # The file holds the controller's keys: the gateway's log has none of it.
+    with open(os.path.join(run.folder, "homegate.log"), "rb") as file:
+        gateway_log = file.read()
+    if content[-64:] in gateway_log or b"downloaded a backup" not in gateway_log:
+        raise Failure("the gateway's log has the backup's bytes, or no line saying a backup was downloaded")
+    log(f"11. backup downloaded from the page: {os.path.basename(backup_file)}, {len(content)} bytes, a HomeGate backup; "
+        f"GET /api/backup: Cache-Control {headers['cache']}, {headers['disposition']}; without the CSRF token {headers['noToken']}")
+
+    # A change after the backup, which the restore must undo.
+    run.request("room/rename", {"home": "Demo Home", "room": "Car Port", "newName": "Workshop"})
+    page.go("home")
+    page.wait(lambda: "Workshop" in page.texts("[data-testid=room-name]"), "the room renamed to Workshop after the backup")
+
+    # A damaged file: refused with a clear error, nothing changed.
+    damaged = os.path.join(run.folder, "damaged.backup")
+    with open(damaged, "wb") as file:
+        file.write(content[: len(content) // 2])
+    page.go("manage")
+
+    def upload(path):
+        def choose():
+            page.one("[data-testid=restore-file]", "the restore file field").send_keys(path)
+            page.one("[data-testid=restore]", "the Restore button").click()
+        page.act(choose, f"restoring {os.path.basename(path)}")
+    upload(damaged)
+    page.wait(lambda: (page.text("[data-testid=restore-status]") or "").startswith("✕"), "the damaged file's refusal", 30)
+    refusal = page.text("[data-testid=restore-status]")
+    if not refusal.startswith("✕ invalid-backup: the uploaded file: ") or "nothing was restored" not in refusal:
+        raise Failure(f"the damaged file was refused with {refusal!r}, not a clear error")
+    if run.retained("homegate/$state") != "online" or "Workshop" not in (run.retained("homegate/$layout/demo-home") or ""):
+        raise Failure("the refused restore changed the gateway")
+    log(f"    a damaged backup (the first half of the file): {refusal!r}; the gateway online, the home unchanged")
+
+    # The backup: checked, staged; the gateway restarts on it.
+    starts = gateway_log.count(b"HomeGate starting")
+    upload(backup_file)
+    page.wait(lambda: page.find("#login-user") and page.find("#login-user")[0].is_displayed(), "the page back after the restart, asking to log in", 90)
+    note = page.text("[data-testid=login-error]")
+    if "restarted on the restored backup" not in (note or ""):
+        raise Failure(f"the login form after the restore says {note!r}")
+    page.login("alice")
+    page.wait(lambda: (page.text("[data-testid=banner]") or "").startswith("✓ Restored"), "the page saying the gateway is back on the backup", 30)
+    page.go("home")
+    page.wait(lambda: "Car Port" in page.texts("[data-testid=room-name]") and "Workshop" not in page.texts("[data-testid=room-name]"),
+              "the home as backed up (Car Port, not Workshop)", 30)
+    with open(os.path.join(run.folder, "homegate.log"), "rb") as file:
+        gateway_log = file.read()
+    if gateway_log.count(b"HomeGate starting") != starts + 1 or b"HomeGate restarts" not in gateway_log:
+        raise Failure("the gateway's log does not show one restart")
+    # The pairing keys came back: the light strip answers a tap without pairing again.
+    strip = driver.execute_script("return [...document.querySelectorAll('[data-testid=tile-name]')].find((name) => name.innerText.includes('Koogeek-LS1-20833F'))?.dataset.accessory")
+    status = f"{page.tile(strip)} [data-testid=tile-status]"
+    page.wait(lambda: not driver.execute_script("return document.querySelector(arguments[0]).disabled", f"{page.tile(strip)} [data-testid=tile-action]"),
+              "the light strip reachable after the restart", 60)
+    page.act(lambda: page.one(f"{page.tile(strip)} [data-testid=tile-action]", "the light strip's tile").click(), "tapping the light strip's tile")
+    page.wait(lambda: "acknowledged in" in (page.text(status) or ""), "the light strip's acknowledgement after the restore", 30)
+    log(f"    the backup restored from the page: {page.text('[data-testid=banner]')!r}; the gateway restarted (its log), the page asked to "
+        f"log in again, the home is as backed up (Car Port again), and the light strip acknowledged a tap: {page.text(status)!r}")
+
+
+class BrokerWatcher:
+    """Everything published on `filters` between start and finish, bracketed by markers (published
+    on homegate/$request/web-test/ by this test and waited for), so that no timing is guessed."""
+
+    def __init__(self, run, filters):
         self.run = run
         self.lines = []
-        self.process = subprocess.Popen(["mosquitto_sub", "-p", str(run.mqtt_port), "-t", "homegate/$request/#", "-v"],
+        topics = [argument for each in [*filters, "homegate/$request/web-test/#"] for argument in ("-t", each)]
+        self.process = subprocess.Popen(["mosquitto_sub", "-p", str(run.mqtt_port), *topics, "-v"],
                                         stdout=subprocess.PIPE, text=True)
         threading.Thread(target=self.read, daemon=True).start()
         self.marker("start")
@@ -698,7 +935,7 @@ def main():
     parser.add_argument("--hap-python", required=True, help="the Python with HAP-python (the repo's .venv)")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
-    parser.add_argument("--screenshots", action="store_true", help="write docs/web-home.png, docs/web-home-dark.png and docs/web-pairing.png")
+    parser.add_argument("--screenshots", action="store_true", help="write docs/web-home.png, web-home-phone.png, web-home-dark.png, web-detail.png and web-pairing.png")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folder with every log")
     args = parser.parse_args()
     os.environ.setdefault("SE_OFFLINE", "true")  # selenium must not look for drivers or browsers on the network

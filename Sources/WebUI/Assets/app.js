@@ -9,6 +9,8 @@ import {h, forgetStatuses} from "./dom.js";
 import {renderHome} from "./home.js";
 import {renderPairing} from "./pairing.js";
 import {renderManage} from "./manage.js";
+import {backupSection, showRestoreBanner, RESTORING} from "./backup.js";
+import {forgetHistory} from "./history.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -24,13 +26,17 @@ const state = {
   homeId: localStorage.getItem("homegate.home"),
   browser: {browsing: undefined},
   cleanups: [],          // watches of the view on screen, ended when it is rendered again
+  lastDetail: null,      // the accessory whose detail was shown last: its tile takes the focus back
 };
+
+const MQTT_KEY = "homegate.mqtt";
 
 const isAdmin = () => state.session?.role === "admin";
 
 // Session -------------------------------------------------------------------------------------------
 
 function boot() {
+  setupMqttSwitch();
   $("logout").addEventListener("click", logout);
   $("login-form").addEventListener("submit", login);
   // The skip link must not change the hash: the hash names the view.
@@ -55,10 +61,16 @@ async function loadSession() {
   }
 }
 
-function showLogin(message = "") {
+function showLogin(initialMessage = "") {
+  let message = initialMessage;
   stopSocket();
   state.session = null;
   forgetStatuses(); // the next user must not see this one's answers
+  forgetHistory();
+  if (sessionStorage.getItem(RESTORING)) {
+    message = "The gateway restarted on the restored backup: log in again.";
+    showRestoreBanner("pending", "The gateway is back: log in to see the restored home.");
+  }
   $("login").hidden = false;
   $("tabs").hidden = true;
   $("who").hidden = true;
@@ -149,7 +161,8 @@ function stopSocket() {
 
 /** Capped, jittered exponential backoff; /api/session first: a 401 means the session ended. */
 function scheduleReconnect() {
-  const seconds = Math.min(30, 2 ** state.retry) * (0.5 + Math.random() / 2);
+  // While a restore restarts the gateway, every half second: it is back within seconds.
+  const seconds = sessionStorage.getItem(RESTORING) ? 0.5 : Math.min(30, 2 ** state.retry) * (0.5 + Math.random() / 2);
   state.retry += 1;
   setSocketStatus(`page: ✕ disconnected, reconnecting in ${Math.ceil(seconds)} s`);
   state.retryTimer = setTimeout(async () => {
@@ -177,6 +190,11 @@ function received(text) {
     state.synced = true;
     state.retry = 0;
     setSocketStatus("page: ✓ live");
+    const restored = sessionStorage.getItem(RESTORING);
+    if (restored) {
+      sessionStorage.removeItem(RESTORING);
+      showRestoreBanner("ok", `Restored: the gateway is back on the backup (${restored.split(";")[0]}).`);
+    }
     render();
   } else if (message.type === "broker") {
     const status = $("status-broker");
@@ -205,8 +223,14 @@ function watchGatewayState() {
 // Views ---------------------------------------------------------------------------------------------
 
 function currentView() {
-  const view = location.hash.replace(/^#/, "") || "home";
+  const view = location.hash.replace(/^#/, "").split("/")[0] || "home";
   return ["home", "pairing", "manage", "log"].includes(view) ? view : "home";
+}
+
+/** The accessory whose detail is shown (#accessory/<id>), or null. */
+function currentDetail() {
+  const match = /^#accessory\/(.+)$/.exec(location.hash);
+  return match ? decodeURIComponent(match[1]) : null;
 }
 
 function currentHome(homes) {
@@ -233,9 +257,11 @@ function render({focus = false} = {}) {
   }
   const homes = state.store.homes();
   const home = currentHome(homes);
+  const detail = view === "home" ? currentDetail() : null;
   const ctx = {
-    store: state.store, commands: state.commands, session: state.session, admin: isAdmin(), home, browser: state.browser,
+    store: state.store, commands: state.commands, session: state.session, admin: isAdmin(), home, browser: state.browser, detail,
     watch: (topic, listener) => state.cleanups.push(state.store.watch(topic, listener)),
+    cleanup: (stop) => state.cleanups.push(stop),
   };
   const content = [];
   if (homes.length > 1) content.push(homePicker(homes, home));
@@ -248,6 +274,7 @@ function render({focus = false} = {}) {
   } else if (view === "pairing") {
     content.push(renderPairing(ctx));
   } else if (view === "manage") {
+    if (state.session.backup) content.push(backupSection(ctx));
     content.push(renderManage(ctx));
   } else {
     content.push(renderHome(ctx));
@@ -255,7 +282,48 @@ function render({focus = false} = {}) {
   container.replaceChildren(...content);
   document.title = home ? `${home.name} · HomeGate` : "HomeGate";
   restoreInputs(container, kept);
-  if (focus) $("main").focus({preventScroll: true});
+  if (focus) moveFocus(view, detail);
+}
+
+/** After a change of view: the detail's title when a detail opens, the tile's name when it
+ *  closes, else the main region. */
+function moveFocus(view, detail) {
+  if (detail) {
+    state.lastDetail = detail;
+    window.scrollTo(0, 0);
+    $("detail-title")?.focus();
+    return;
+  }
+  const back = state.lastDetail;
+  state.lastDetail = null;
+  const tile = back && view === "home" ? document.querySelector(`[data-testid=tile-name][data-accessory="${CSS.escape(back)}"]`) : null;
+  if (tile) {
+    tile.scrollIntoView({block: "center"});
+    tile.focus();
+  } else {
+    $("main").focus({preventScroll: true});
+  }
+}
+
+// The "Show MQTT" switch: the topics and mosquitto_pub lines are hidden unless it is on, per
+// browser (localStorage "homegate.mqtt": "shown"); <html data-mqtt> drives app.css.
+function setupMqttSwitch() {
+  const input = $("show-mqtt");
+  const apply = () => {
+    let shown = false;
+    try { shown = localStorage.getItem(MQTT_KEY) === "shown"; } catch { shown = input.checked; }
+    document.documentElement.dataset.mqtt = shown ? "shown" : "hidden";
+    input.checked = shown;
+  };
+  input.addEventListener("change", () => {
+    try {
+      if (input.checked) localStorage.setItem(MQTT_KEY, "shown");
+      else localStorage.removeItem(MQTT_KEY);
+    } catch { /* storage off: this page only */ }
+    document.documentElement.dataset.mqtt = input.checked ? "shown" : "hidden";
+  });
+  window.addEventListener("storage", (event) => { if (event.key === MQTT_KEY || event.key === null) apply(); });
+  apply();
 }
 
 function homePicker(homes, home) {

@@ -1,37 +1,46 @@
-// The home view: rooms, accessories (category, reachability, bridges), one card per service with
-// its characteristics' values live and a control for each writable one, action sets to execute.
+// The home view: a dashboard of tiles, one per accessory, in rooms (a quick jump to each), with
+// the accessory's state in words and one tap on its primary characteristic; a tap on the name
+// opens the accessory's detail (#accessory/<id>): every service and characteristic with its
+// control, the controls that fit (controls.js) and 24 h history charts (history.js).
 // Values shown are the retained topics only: a write shows pending, then the device's
 // acknowledgement (or its HAP error in words), and the control follows the retained value again.
 
 import {h, append, mqttDetails, codeLine, copyButton, mosquittoPub, statusLine, setStatus, humanize, formatValue} from "./dom.js";
 import {categoryIcon} from "./icons.js";
 import {HttpError, errorText} from "./api.js";
+import {mainService, stateWords, primaryAction, isActive, isSensor, characteristicOf} from "./tiles.js";
+import {fittedControls} from "./controls.js";
+import {chartSvg, sparklineSvg, fetchHistory, withLiveValue} from "./history.js";
 
 const UNITS = {percentage: "%", celsius: "°C", fahrenheit: "°F", arcdegrees: "°", lux: "lx", seconds: "s"};
 const NUMERIC = new Set(["int", "float", "uint8", "uint16", "uint32", "uint64"]);
+/** How often a visible camera tile asks for a new snapshot. */
+const SNAPSHOT_EVERY_MS = 10_000;
 
-/** ctx: {store, commands, session, admin, home, watch(topic, fn)}; watches end when the view is rendered again. */
+/** ctx: {store, commands, session, admin, home, detail, watch(topic, fn), cleanup(fn)}; watches
+ *  end when the view is rendered again. */
 export function renderHome(ctx) {
   const {home} = ctx;
   const byId = ctx.store.accessoriesById(home);
+  if (ctx.detail) return renderDetail(ctx, home, byId);
   return h("section", {className: "home", "aria-labelledby": "home-title", dataset: {testid: "home"}},
     h("div", {className: "section-head"},
       h("h1", {id: "home-title", dataset: {testid: "home-name"}}, home.name),
       home.primary ? h("span", {className: "badge"}, "primary home") : null,
       mqttDetails(home.topic, `mosquitto_sub -v -t '${home.topic}/#'`, "MQTT: the home")),
-    home.zones.length ? zonesLine(home) : null,
-    home.actionSets.length ? actionSets(ctx, home) : null,
     roomJumps(home),
-    home.rooms.map((room) => renderRoom(ctx, home, room, byId)));
+    home.actionSets.length ? actionSets(ctx, home) : null,
+    home.rooms.map((room) => renderRoom(ctx, home, room, byId)),
+    home.zones.length ? zonesLine(home) : null);
 }
 
 function zonesLine(home) {
-  return h("p", {className: "zones", dataset: {testid: "zones"}}, h("strong", {}, "Zones: "),
+  return h("p", {className: "zones muted", dataset: {testid: "zones"}}, h("strong", {}, "Zones: "),
     home.zones.map((zone, index) => [index ? "; " : "", `${zone.name} (${zone.rooms.join(", ") || "no rooms"})`]));
 }
 
 function roomJumps(home) {
-  return h("nav", {className: "room-jumps", "aria-label": "Rooms"},
+  return h("nav", {className: "room-jumps", "aria-label": "Rooms", dataset: {testid: "room-jumps"}},
     home.rooms.map((room) => h("a", {href: `#room-${room.id}`, onclick: (event) => jumpTo(event, `room-${room.id}`)}, room.name)));
 }
 
@@ -50,9 +59,8 @@ function actionSets(ctx, home) {
       const status = statusLine("execute-status", `execute:${home.id}:${set.id}`);
       const topic = `${home.topic}/$action-sets/${set.id}/execute`;
       return h("li", {className: "scene", dataset: {testid: "scene", name: set.name}},
-        h("span", {className: "scene-name"}, set.name),
-        h("span", {className: "muted"}, ` ${set.actions.length} action${set.actions.length === 1 ? "" : "s"} `),
-        h("button", {type: "button", dataset: {testid: "execute"}, onclick: () => executeSet(ctx, home, set, status)}, "Execute"),
+        h("button", {type: "button", className: "secondary", dataset: {testid: "execute"}, "aria-label": `Execute ${set.name}`,
+          onclick: () => executeSet(ctx, home, set, status)}, set.name),
         status,
         mqttDetails(topic, mosquittoPub(topic, ""), "MQTT: execute"));
     })));
@@ -74,13 +82,236 @@ async function executeSet(ctx, home, set, status) {
 function renderRoom(ctx, home, room, byId) {
   const accessories = room.accessories;
   return h("section", {className: "room", id: `room-${room.id}`, "aria-labelledby": `room-title-${room.id}`,
-    dataset: {testid: "room", room: room.id}},
+    dataset: {testid: "room", room: room.id, ...(accessories?.length === 0 ? {empty: ""} : {})}},
   h("div", {className: "section-head"},
     h("h2", {id: `room-title-${room.id}`, tabindex: "-1", dataset: {testid: "room-name"}}, room.name),
     h("span", {className: "muted"}, accessories === null ? "loading…" : `${accessories.length} accessor${accessories.length === 1 ? "y" : "ies"}`),
     mqttDetails(room.topic, `mosquitto_sub -v -t '${room.topic}/#'`, "MQTT: the room")),
   accessories === null ? null
-    : h("div", {className: "accessories"}, accessories.map((accessory) => renderAccessory(ctx, home, accessory, byId))));
+    : h("div", {className: "tiles"}, accessories.map((accessory) => renderTile(ctx, home, accessory, byId))));
+}
+
+// Tiles ---------------------------------------------------------------------------------------------
+
+function valueGetter(ctx) {
+  return (service, type) => {
+    const characteristic = characteristicOf(service, type);
+    return characteristic ? parseValue(ctx.store.get(characteristic.topic)) : undefined;
+  };
+}
+
+/** A tile: the category icon and the state in words on a button that acts on the primary
+ *  characteristic (or, without one, a plain box), the name as the link to the detail, the reason
+ *  when unreachable, a sparkline on a sensor, the last snapshot on a camera, and the write's status. */
+function renderTile(ctx, home, accessory, byId) {
+  const service = mainService(accessory);
+  const valueOf = valueGetter(ctx);
+  const nameId = `tile-name-${cssId(accessory.id)}`;
+  const stateId = `tile-state-${cssId(accessory.id)}`;
+  const state = h("span", {className: "tile-state", id: stateId, dataset: {testid: "tile-state"}});
+  const icon = categoryIcon(accessory.category);
+  const status = statusLine("tile-status", `tile:${accessory.id}`);
+  const reason = h("p", {className: "tile-reason", dataset: {testid: "tile-reason"}, hidden: true});
+  const camera = accessory.services?.some((each) => each.type === "camera-rtp-stream-management");
+  const tile = h("div", {className: "tile", dataset: {testid: "tile", accessory: accessory.id, service: service?.topic ?? ""}});
+  let action = null;
+  const button = h("button", {type: "button", className: "tile-act", dataset: {testid: "tile-action"}, "aria-describedby": stateId},
+    icon, state);
+  const plain = h("div", {className: "tile-act plain-tile"});
+  const pending = {count: 0};
+  button.addEventListener("click", () => act(ctx, accessory, service, action, status, pending, show));
+  const show = () => {
+    const words = stateWords(accessory, service, valueOf);
+    state.textContent = words;
+    tile.dataset.state = words;
+    tile.dataset.active = String(isActive(service, valueOf));
+    action = primaryAction(accessory, service, valueOf);
+    const actionable = action !== null;
+    button.hidden = !actionable;
+    plain.hidden = actionable;
+    if (actionable) button.setAttribute("aria-label", `${action.words} ${accessory.name}`);
+    else plain.replaceChildren(icon, state);
+    if (actionable && !button.contains(icon)) button.replaceChildren(icon, state);
+  };
+  const showReachability = (payload) => {
+    const unreachable = payload === "false";
+    tile.classList.toggle("unreachable", unreachable);
+    button.disabled = unreachable;
+    reason.hidden = !unreachable;
+    const bridge = accessory.bridge ? byId.get(accessory.bridge) : null;
+    const bridgeDown = bridge && ctx.store.get(`${bridge.topic}/$reachable`) === "false";
+    reason.textContent = !unreachable ? "" : bridgeDown ? `Unreachable: its bridge ${bridge.name} is not answering` : "Unreachable: the device is not answering";
+  };
+  for (const each of service?.characteristics ?? []) ctx.watch(each.topic, show);
+  ctx.watch(`${accessory.topic}/$reachable`, showReachability);
+  show();
+  showReachability(ctx.store.get(`${accessory.topic}/$reachable`));
+  append(tile, button, plain,
+    h("a", {className: "tile-name", id: nameId, href: `#accessory/${encodeURIComponent(accessory.id)}`, dataset: {testid: "tile-name", accessory: accessory.id}},
+      accessory.name),
+    reason,
+    camera ? tileSnapshot(ctx, home, accessory) : null,
+    isSensor(service) ? tileSparkline(ctx, service) : null,
+    status);
+  return tile;
+}
+
+async function act(ctx, accessory, service, action, status, pending, show) {
+  if (!action) return;
+  const characteristic = characteristicOf(service, action.type);
+  pending.count += 1;
+  const words = `${action.words.toLowerCase()}`;
+  setStatus(status, "pending", `pending: ${words}`);
+  try {
+    const answer = await ctx.commands.write(characteristic.topic, action.value,
+      () => setStatus(status, "pending", `pending: ${words} sent, waiting for the device`));
+    if (answer.ok) setStatus(status, "ok", `acknowledged in ${answer.ms} ms: ${words}`);
+    else setStatus(status, "error", errorText(answer));
+  } catch (error) {
+    setStatus(status, "error", httpText(error));
+  } finally {
+    pending.count -= 1;
+    show();
+  }
+}
+
+/** The main numeric characteristic of a sensor, for its sparkline. */
+function sensorCharacteristic(service) {
+  return (service.characteristics ?? []).find((each) => each.perms?.includes("pr") && NUMERIC.has(each.format) && /^current-/.test(each.type))
+    ?? (service.characteristics ?? []).find((each) => each.perms?.includes("pr") && NUMERIC.has(each.format));
+}
+
+function tileSparkline(ctx, service) {
+  const characteristic = sensorCharacteristic(service);
+  if (!characteristic) return null;
+  const slot = h("div", {className: "tile-spark"});
+  let fetched = null;
+  const draw = () => {
+    if (!fetched) return;
+    const now = Date.now();
+    const live = parseValue(ctx.store.get(characteristic.topic));
+    const points = typeof live === "number" ? withLiveValue(fetched.points, now, live) : fetched.points;
+    slot.replaceChildren(sparklineSvg(points, {from: now - 24 * 3_600_000, to: now}));
+  };
+  fetchHistory(ctx.commands, characteristic.topic).then((answer) => {
+    if (answer.error) return; // no history: the tile shows the value alone
+    fetched = answer;
+    draw();
+  });
+  ctx.watch(characteristic.topic, draw);
+  return slot;
+}
+
+/** A camera tile's last snapshot, asked for again every SNAPSHOT_EVERY_MS while the tile is on
+ *  the screen and the page is visible (IntersectionObserver, document.visibilityState). */
+function tileSnapshot(ctx, home, accessory) {
+  const image = h("img", {className: "snapshot", alt: `${accessory.name}: the last snapshot`, dataset: {testid: "tile-snapshot"}, hidden: true});
+  const figure = h("figure", {className: "tile-camera"}, image);
+  const show = (payload) => {
+    if (!payload?.startsWith("data:image/")) return;
+    image.src = payload;
+    image.hidden = false;
+    figure.dataset.updated = String(Date.now());
+  };
+  ctx.watch(`${accessory.topic}/$snapshot`, show);
+  show(ctx.store.get(`${accessory.topic}/$snapshot`));
+  let visible = false;
+  let timer = null;
+  let stopped = false;
+  const take = async () => {
+    timer = null;
+    if (stopped || !visible || document.visibilityState !== "visible") return;
+    figure.dataset.requests = String(Number(figure.dataset.requests ?? 0) + 1);
+    try {
+      const answer = await ctx.commands.request("accessory", "snapshot", {home: home.name, accessory: accessory.id}, 20000);
+      if (!answer.ok) figure.dataset.error = errorText(answer);
+    } catch (error) {
+      if (error instanceof HttpError && error.status === 403) stopped = true; // a guest: the last snapshot only
+    }
+    schedule();
+  };
+  const schedule = () => {
+    clearTimeout(timer);
+    timer = null;
+    if (!stopped && visible && document.visibilityState === "visible") timer = setTimeout(take, SNAPSHOT_EVERY_MS);
+  };
+  const observer = new IntersectionObserver((entries) => {
+    const now = entries.some((entry) => entry.isIntersecting);
+    if (now && !visible) { visible = true; clearTimeout(timer); take(); } else if (!now) { visible = false; clearTimeout(timer); timer = null; }
+  });
+  observer.observe(figure);
+  const onVisibility = () => { if (document.visibilityState === "visible" && visible) take(); else { clearTimeout(timer); timer = null; } };
+  document.addEventListener("visibilitychange", onVisibility);
+  ctx.cleanup(() => {
+    stopped = true;
+    observer.disconnect();
+    clearTimeout(timer);
+    document.removeEventListener("visibilitychange", onVisibility);
+  });
+  return figure;
+}
+
+// The detail ----------------------------------------------------------------------------------------
+
+function renderDetail(ctx, home, byId) {
+  const accessory = byId.get(ctx.detail);
+  const back = h("a", {className: "back", href: "#home", dataset: {testid: "back"}}, "← ", home.name);
+  if (!accessory) {
+    return h("section", {className: "detail", dataset: {testid: "detail"}}, back,
+      h("p", {className: "notice", role: "alert"}, `${home.name} has no accessory ${ctx.detail} (any more).`));
+  }
+  const main = mainService(accessory);
+  return h("section", {className: "detail", "aria-labelledby": "detail-title", dataset: {testid: "detail", accessory: accessory.id}},
+    h("nav", {className: "crumbs", "aria-label": "Back"}, back, h("span", {className: "muted"}, ` · ${accessory.roomName}`)),
+    h("h1", {id: "detail-title", tabindex: "-1", dataset: {testid: "detail-title"}}, accessory.name),
+    renderAccessory(ctx, home, accessory, byId),
+    main ? historySection(ctx, main) : null);
+}
+
+/** "History, last 24 h": a chart per readable characteristic of the main service (at most four). */
+function historySection(ctx, service) {
+  const readable = (service.characteristics ?? []).filter((each) => each.perms?.includes("pr") && (each.format === "bool" || NUMERIC.has(each.format))).slice(0, 4);
+  if (!readable.length) return null;
+  return h("section", {className: "history card", "aria-labelledby": "history-title", dataset: {testid: "history"}},
+    h("h2", {id: "history-title"}, "History, last 24 h"),
+    readable.map((characteristic) => historyChart(ctx, characteristic)));
+}
+
+function historyChart(ctx, characteristic) {
+  const title = humanize(characteristic.type);
+  const slot = h("div", {className: "chart-slot"}, h("p", {className: "muted"}, "loading…"));
+  const figure = h("figure", {className: "chart-figure", dataset: {testid: "history-figure", topic: characteristic.topic}},
+    h("figcaption", {}, title), slot);
+  const unit = UNITS[characteristic.unit] ?? "";
+  const describe = (value) => {
+    if (characteristic.format === "bool") return value ? "On" : "Off";
+    const label = (ctx.store.json(`${characteristic.topic}/$meta`)?.validValues ?? []).find((entry) => entry.value === value)?.label;
+    if (label) return humanize(label);
+    return `${formatValue(typeof value === "number" ? Math.round(value * 10) / 10 : value)}${unit && unit !== "%" ? " " + unit : unit}`;
+  };
+  let fetched = null;
+  const draw = () => {
+    if (!fetched) return;
+    const now = Date.now();
+    const live = parseValue(ctx.store.get(characteristic.topic));
+    const points = live === undefined ? fetched.points : withLiveValue(fetched.points, now, live);
+    if (!points.length) return slot.replaceChildren(h("p", {className: "muted"}, "No values in the last 24 h."));
+    slot.replaceChildren(chartSvg(points, {from: now - 24 * 3_600_000, to: now, enumerated: Array.isArray(characteristic.validValues), describe,
+      title: `${title}, last 24 h: ${points.length} value${points.length === 1 ? "" : "s"}, now ${describe(points.at(-1)[1])}`}),
+    fetched.truncated ? h("p", {className: "muted"}, "Only the latest values are drawn (the gateway sent a part).") : null);
+  };
+  fetchHistory(ctx.commands, characteristic.topic).then((answer) => {
+    if (answer.error) {
+      const words = {"history-off": "History is off on this gateway (history: in its configuration).",
+        "no-answer": "The gateway keeps no history (it did not answer).", forbidden: "Only admins see the history."}[answer.error];
+      slot.replaceChildren(h("p", {className: "muted", dataset: {testid: "history-unavailable"}}, words ?? `No history: ${answer.message || answer.error}`));
+      return;
+    }
+    fetched = answer;
+    draw();
+  });
+  ctx.watch(characteristic.topic, draw);
+  return figure;
 }
 
 function renderAccessory(ctx, home, accessory, byId) {
@@ -100,7 +331,7 @@ function renderAccessory(ctx, home, accessory, byId) {
     h("header", {className: "accessory-head"},
       categoryIcon(accessory.category),
       h("div", {},
-        h("h3", {id: `acc-${cssId(accessory.id)}`, dataset: {testid: "accessory-name"}}, accessory.name),
+        h("h2", {id: `acc-${cssId(accessory.id)}`, className: "accessory-title", dataset: {testid: "accessory-name"}}, accessory.name),
         h("p", {className: "muted"}, h("span", {dataset: {testid: "category"}}, humanize(accessory.category || "other")),
           accessory.model ? ` · ${accessory.manufacturer ? accessory.manufacturer + " " : ""}${accessory.model}` : "")),
       reachable),
@@ -177,6 +408,7 @@ function renderService(ctx, service) {
   return h("section", {className: "service card", dataset: {testid: "service", topic: service.topic}},
     h("h4", {}, title, title.toLowerCase() !== humanize(service.type).toLowerCase() ? h("span", {className: "muted"}, ` · ${humanize(service.type)}`) : null,
       service.primary ? h("span", {className: "muted"}, " · primary") : null),
+    fittedControls(ctx, service),
     h("div", {className: "chars"}, service.characteristics.map((characteristic) => renderCharacteristic(ctx, characteristic))),
     mqttDetails(service.topic, mosquittoPub(`${service.topic}/set`, JSON.stringify(sampleObject(ctx, service))), "MQTT: the whole service"));
 }
