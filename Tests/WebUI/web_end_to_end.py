@@ -460,6 +460,41 @@ def checks(run):
               "the focus back on the Floor Lamp's tile")
     log("   back on the dashboard, the focus on the Floor Lamp's name")
 
+    # The thermostat's and the lock's controls: target up, a mode in words, Unlock; each acknowledged.
+    page.open_detail("sim-thermostat")
+    thermostat = driver.execute_script("return document.querySelector('[data-testid=thermostat]').closest('[data-testid=service]').dataset.topic")
+    status = f'[data-testid=service][data-topic="{thermostat}"] [data-testid=control-status]'
+    page.wait(lambda: page.text("[data-testid=thermostat-target]") == "20 °C" and page.text("[data-testid=thermostat-current]") == "19.5 °C",
+              "the thermostat's target (20 °C) and temperature (19.5 °C)")
+    page.act(lambda: page.one("[data-testid=thermostat-up]", "the thermostat's +").click(), "raising the target")
+    page.wait(lambda: (page.text(status) or "").startswith("✓ acknowledged") and page.text("[data-testid=thermostat-target]") == "20.5 °C",
+              "the raised target acknowledged (20.5 °C)")
+    page.act(lambda: page.one("[data-testid=thermostat-mode][data-mode='1']", "the thermostat's Heat").click(), "choosing Heat")
+    page.wait(lambda: (page.text(status) or "").endswith("mode Heat")
+              and page.driver.execute_script("return document.querySelector(\"[data-testid=thermostat-mode][data-mode='1']\").getAttribute('aria-pressed')") == "true",
+              "Heat acknowledged and shown pressed")
+    if run.retained(f"{thermostat}/target-temperature") != "20.5" or run.retained(f"{thermostat}/target-heating-cooling-state") != "1":
+        raise Failure(f"the thermostat's retained target and mode: {run.retained(f'{thermostat}/target-temperature')}, "
+                      f"{run.retained(f'{thermostat}/target-heating-cooling-state')}")
+    page.go("home")
+    page.wait(lambda: page.tile_state("sim-thermostat") == "Heat to 20.5 °C, 19.5 °C now", "the thermostat's tile: Heat to 20.5 °C")
+    page.open_detail("sim-front-door-lock")
+    lock = driver.execute_script("return document.querySelector('[data-testid=state-words]').closest('[data-testid=service]').dataset.topic")
+    page.act(lambda: page.one("[data-testid=choice][data-value='0']", "the lock's Unlock").click(), "unlocking")
+    page.wait(lambda: (page.text(f'[data-testid=service][data-topic="{lock}"] [data-testid=control-status]') or "").startswith("✓ acknowledged"),
+              "the unlock acknowledged")
+    if run.retained(f"{lock}/lock-target-state") != "0":
+        raise Failure(f"the lock's retained target is {run.retained(f'{lock}/lock-target-state')}, not 0")
+    # The history charts of the detail answered (points, or why there are none, in words).
+    page.wait(lambda: driver.execute_script("const figures = [...document.querySelectorAll('[data-testid=history-figure]')];"
+                                            "return figures.length > 0 && figures.every((figure) => !figure.innerText.includes('loading'))"),
+              "the lock's history charts answered", 20)
+    history = page.text("[data-testid=history-figure]").replace("\n", " ")
+    page.go("home")
+    page.wait(lambda: page.tile_state("sim-front-door-lock") in ("Unlocking…", "Unlocked"), "the lock's tile: unlocking or unlocked")
+    log(f"   the thermostat: + and Heat acknowledged (retained 20.5 and 1; its tile {page.tile_state('sim-thermostat')!r}); the lock: Unlock "
+        f"acknowledged (its tile {page.tile_state('sim-front-door-lock')!r}); its history: {history!r}")
+
     # 5. Rename a room from the management view.
     page.go("manage")
     garage = "[data-testid=manage-room][data-room=garage]"
