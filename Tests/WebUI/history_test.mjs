@@ -3,7 +3,7 @@
 // Run by scripts/test-web-ui: node --test Tests/WebUI/
 import test from "node:test";
 import assert from "node:assert/strict";
-import {isLine, valueRange, linePath, stateBands, withLiveValue, scales} from "../../Sources/WebUI/Assets/history.js";
+import {isLine, valueRange, linePath, stateBands, withLiveValue, scales, seriesOf, chartStart} from "../../Sources/WebUI/Assets/history.js";
 
 const from = 1_700_000_000_000;
 const hour = 3_600_000;
@@ -59,4 +59,22 @@ test("a live value is added once, in time order", () => {
   assert.deepEqual(withLiveValue(points, from + hour, 2), [[from, 1], [from + hour, 2]]);
   assert.equal(withLiveValue(points, from + hour, 1), points);
   assert.equal(withLiveValue(points, from - hour, 3), points);
+});
+
+test("an answer's `previous` point starts the series, so the line starts at `from` with it", () => {
+  const data = {characteristic: "homegate/x/brightness", from, to, points: [[from + hour, 55]], previous: [from - hour, 40], truncated: false};
+  assert.deepEqual(seriesOf(data), [[from - hour, 40], [from + hour, 55]]);
+  assert.equal(linePath(seriesOf(data), {...box, low: 40, high: 55}), "M0 100 H10 V0 H240");
+  assert.deepEqual(seriesOf({...data, previous: null}), [[from + hour, 55]]);
+  assert.deepEqual(seriesOf({points: [], previous: [from - hour, true]}), [[from - hour, true]]);
+  assert.deepEqual(seriesOf({}), []);
+});
+
+test("a history younger than the range fills the chart: from a tenth of its span (0.2 s at least) before its first point", () => {
+  assert.equal(chartStart([[from - hour, 1], [to - hour, 2]], from, to), from);
+  assert.equal(chartStart([[to - 2 * hour, 1]], from, to), to - 2 * hour - 12 * 60_000);
+  assert.equal(chartStart([[to - 5_000, 1]], from, to), to - 5_500);
+  assert.equal(chartStart([[to - 1_000, 1]], from, to), to - 1_200);
+  assert.equal(chartStart([[from + 1000, 1]], from, to), from);
+  assert.equal(chartStart([], from, to), from);
 });

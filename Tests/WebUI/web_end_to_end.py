@@ -25,7 +25,10 @@ checks:
    a device event (the simulator changes the brightness) updates the page without a reload;
 5. a tap on the colour wheel is acknowledged, and the broker saw exactly ONE set for the lamp: the
    service-level set on <service>/set with both the hue and the saturation chosen, acknowledged
-   once; back on the dashboard, the focus is on the lamp's name again;
+   once; back on the dashboard, the focus is on the lamp's name again; the lamp's detail again
+   draws its 24 h history from the gateway ($request/history/get): the points of the values this
+   test changed, at times within the test (the brightness 55, 70, 30 as a line, on true as a band,
+   the hue and saturation the wheel chose);
    (then a room renamed from the management view, its name on the home view, the log's event)
 6. the accessory browser, started from the page, lists the zoo peer (found over mDNS, retained
    on homegate/$browser/<device id>) with its pair form; paired there with its setup code, the
@@ -86,6 +89,10 @@ LAMP = "homegate/demo-home/living-room/floor-lamp/lightbulb"
 PASSWORDS = {"alice": "alice-web-test-password", "bob": "bob-web-test-password"}
 
 
+def time_now_ms():
+    return int(time.time() * 1000)
+
+
 def only_loopback():
     """The network interfaces this process sees, if any is not `lo` (then it is not in a namespace
     of its own, and the zoo peer's mDNS would go out on the machine's network)."""
@@ -118,6 +125,7 @@ class Run(e2e.Run):
         self.zoo_port = free_port()
         self.zoo_id = None
         self.driver = None
+        self.started_ms = time_now_ms()
 
     def stop_all(self):
         if self.driver:
@@ -459,6 +467,35 @@ def checks(run):
     page.wait(lambda: driver.execute_script("return document.activeElement?.dataset.testid === 'tile-name' && document.activeElement.dataset.accessory === 'sim-lamp-1'"),
               "the focus back on the Floor Lamp's tile")
     log("   back on the dashboard, the focus on the Floor Lamp's name")
+
+    # 5b. History: the lamp's detail again (its charts asked anew): the gateway's points of the values changed during the test
+    # (the gateway records changes: the configuration's first values are not points).
+    for brightness in (70, 30):
+        run.request("simulator/update", {"accessory": "sim-lamp-1", "characteristic": "brightness", "value": brightness})
+    page.open_detail("sim-lamp-1")
+
+    def figure(name):
+        return f'[data-testid=history-figure][data-topic="{LAMP}/{name}"]'
+
+    def fetched(name):
+        text = driver.execute_script("return document.querySelector(arguments[0])?.dataset.fetched ?? null", figure(name))
+        return json.loads(text) if text else None
+    page.wait(lambda: all(fetched(name) is not None for name in ("on", "brightness", "hue", "saturation")), "the lamp's history from the gateway", 20)
+    series = {name: [value for _, value in fetched(name)] for name in ("on", "brightness", "hue", "saturation")}
+    times = [time for name in series for time, _ in fetched(name)]
+    if series != {"on": [True], "brightness": [55, 70, 30], "hue": [hue], "saturation": [saturation]} \
+            or not all(run.started_ms <= time <= time_now_ms() for time in times):
+        raise Failure(f"the lamp's history is not the values changed in this test: {series}, at {times} (the test started at {run.started_ms})")
+    kinds = driver.execute_script("return [arguments[0], arguments[1]].map((selector) => document.querySelector(selector + ' svg')?.dataset.kind)",
+                                  figure("brightness"), figure("on"))
+    if kinds != ["line", "bands"]:
+        raise Failure(f"the brightness is not drawn as a line and on as bands: {kinds}")
+    if run.args.screenshots:
+        driver.execute_script("document.activeElement?.blur(); document.querySelector('[data-testid=history]').scrollIntoView({block: 'start'})")
+        page.screenshot("web-history.png")
+    page.go("home")
+    log(f"5b. the lamp's 24 h history from the gateway: brightness {series['brightness']} as a line, on {series['on']} as bands, "
+        f"hue {series['hue']}, saturation {series['saturation']}")
 
     # The thermostat's and the lock's controls: target up, a mode in words, Unlock; each acknowledged.
     page.open_detail("sim-thermostat")

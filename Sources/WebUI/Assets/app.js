@@ -262,6 +262,7 @@ function render({focus = false} = {}) {
     store: state.store, commands: state.commands, session: state.session, admin: isAdmin(), home, browser: state.browser, detail,
     watch: (topic, listener) => state.cleanups.push(state.store.watch(topic, listener)),
     cleanup: (stop) => state.cleanups.push(stop),
+    fresh: focus, // the view was chosen just now (not re-rendered for a layout change): ask for its history anew
   };
   const content = [];
   if (homes.length > 1) content.push(homePicker(homes, home));

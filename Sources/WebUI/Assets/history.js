@@ -64,6 +64,23 @@ export function stateBands(points, {from, to, width}) {
   return bands;
 }
 
+/** The points to draw from a history/get answer's data: `previous` (the value the range starts
+ *  with, before `from`) first when there is one, then `points`. */
+export function seriesOf(data) {
+  const points = Array.isArray(data?.points) ? data.points : [];
+  const previous = Array.isArray(data?.previous) ? data.previous : null;
+  return previous && (!points.length || previous[0] < points[0][0]) ? [previous, ...points] : points;
+}
+
+/** Where a chart of the last `from`..`to` starts: at `from`, or, when every point is younger,
+ *  a tenth of the points' span (at least 0.2 s) before the first point: a history that began
+ *  minutes ago fills the chart instead of a sliver at its right edge. */
+export function chartStart(points, from, to) {
+  if (!points.length || points[0][0] <= from) return from;
+  const first = points[0][0];
+  return Math.max(from, first - Math.max(200, (to - first) / 10));
+}
+
 /** Adds a value seen live (a retained update) to points fetched earlier, in time order, without
  *  repeating the last value. */
 export function withLiveValue(points, time, value) {
@@ -126,13 +143,14 @@ export function chartSvg(points, {from, to, enumerated = false, describe = Strin
       }
     }
   }
-  const time = (at, x, anchor) => {
+  const time = (words, x, anchor) => {
     const text = svgElement("text", {x, y: height + top + 16, class: "chart-time", "text-anchor": anchor});
-    text.textContent = new Date(at).toLocaleTimeString([], {hour: "2-digit", minute: "2-digit"});
+    text.textContent = words;
     svg.append(text);
   };
-  time(from, 2, "start");
-  time(to, width - 2, "end");
+  const short = to - from < 3_600_000;
+  time(new Date(from).toLocaleTimeString([], {hour: "2-digit", minute: "2-digit", ...(short ? {second: "2-digit"} : {})}), 2, "start");
+  time("now", width - 2, "end");
   return svg;
 }
 
@@ -155,17 +173,18 @@ export function sparklineSvg(points, {from, to}) {
 const cache = new Map(); // topic -> {at, from, to, answer promise}
 const CACHE_MS = 60_000;
 
-/** The history of `topic` over the last `hours` hours: {points, from, to, truncated} or
- *  {error, message} (history-off, not-allowed for a guest, no-answer when the gateway has none).
- *  Answers (refusals too) are kept a minute per topic. */
-export async function fetchHistory(commands, topic, hours = 24) {
+/** The history of `topic` over the last `hours` hours: {points (with the value the range starts
+ *  with), from, to, truncated} or {error, message} (history-off, no-answer when the gateway has
+ *  none). Answers (refusals too) younger than `maxAgeMs` are reused: the tiles' sparklines keep
+ *  theirs a minute across re-renders; a detail that opens asks anew. */
+export async function fetchHistory(commands, topic, {hours = 24, maxAgeMs = CACHE_MS} = {}) {
   const now = Date.now();
   const kept = cache.get(topic);
-  if (kept && now - kept.at < CACHE_MS && kept.hours === hours) return kept.answer;
+  if (kept && now - kept.at < maxAgeMs && kept.hours === hours) return kept.answer;
   const from = now - hours * 3_600_000;
   const answer = commands.request("history", "get", {characteristic: topic, from, to: now}, 15000)
     .then((reply) => reply.ok && Array.isArray(reply.data?.points)
-      ? {points: reply.data.points, from, to: now, truncated: reply.data.truncated === true}
+      ? {points: seriesOf(reply.data), from, to: now, truncated: reply.data.truncated === true}
       : {error: reply.error ?? "failed", message: reply.message ?? ""})
     .catch((error) => ({error: error.code ?? "failed", message: error.message}));
   cache.set(topic, {at: now, hours, answer}); // a refusal too: asked again after a minute, not at every re-render

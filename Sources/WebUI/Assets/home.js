@@ -10,7 +10,7 @@ import {categoryIcon} from "./icons.js";
 import {HttpError, errorText} from "./api.js";
 import {mainService, stateWords, primaryAction, isActive, isSensor, characteristicOf} from "./tiles.js";
 import {fittedControls} from "./controls.js";
-import {chartSvg, sparklineSvg, fetchHistory, withLiveValue} from "./history.js";
+import {chartSvg, sparklineSvg, fetchHistory, withLiveValue, chartStart} from "./history.js";
 
 const UNITS = {percentage: "%", celsius: "°C", fahrenheit: "°F", arcdegrees: "°", lux: "lx", seconds: "s"};
 const NUMERIC = new Set(["int", "float", "uint8", "uint16", "uint32", "uint64"]);
@@ -191,7 +191,7 @@ function tileSparkline(ctx, service) {
     const now = Date.now();
     const live = parseValue(ctx.store.get(characteristic.topic));
     const points = typeof live === "number" ? withLiveValue(fetched.points, now, live) : fetched.points;
-    slot.replaceChildren(sparklineSvg(points, {from: now - 24 * 3_600_000, to: now}));
+    slot.replaceChildren(sparklineSvg(points, {from: chartStart(points, now - 24 * 3_600_000, now), to: now}));
   };
   fetchHistory(ctx.commands, characteristic.topic).then((answer) => {
     if (answer.error) return; // no history: the tile shows the value alone
@@ -284,10 +284,11 @@ function historyChart(ctx, characteristic) {
     h("figcaption", {}, title), slot);
   const unit = UNITS[characteristic.unit] ?? "";
   const describe = (value) => {
+    if (value === null || value === undefined) return "no value";
     if (characteristic.format === "bool") return value ? "On" : "Off";
     const label = (ctx.store.json(`${characteristic.topic}/$meta`)?.validValues ?? []).find((entry) => entry.value === value)?.label;
     if (label) return humanize(label);
-    return `${formatValue(typeof value === "number" ? Math.round(value * 10) / 10 : value)}${unit && unit !== "%" ? " " + unit : unit}`;
+    return `${formatValue(typeof value === "number" ? Math.round(value * 10) / 10 : value)}${unit && unit !== "%" && unit !== "°" ? " " + unit : unit}`;
   };
   let fetched = null;
   const draw = () => {
@@ -295,19 +296,21 @@ function historyChart(ctx, characteristic) {
     const now = Date.now();
     const live = parseValue(ctx.store.get(characteristic.topic));
     const points = live === undefined ? fetched.points : withLiveValue(fetched.points, now, live);
-    if (!points.length) return slot.replaceChildren(h("p", {className: "muted"}, "No values in the last 24 h."));
-    slot.replaceChildren(chartSvg(points, {from: now - 24 * 3_600_000, to: now, enumerated: Array.isArray(characteristic.validValues), describe,
-      title: `${title}, last 24 h: ${points.length} value${points.length === 1 ? "" : "s"}, now ${describe(points.at(-1)[1])}`}),
-    fetched.truncated ? h("p", {className: "muted"}, "Only the latest values are drawn (the gateway sent a part).") : null);
+    if (!points.length) return slot.replaceChildren(h("p", {className: "muted"}, "No changes in the last 24 h."));
+    const from = chartStart(points, now - 24 * 3_600_000, now);
+    slot.replaceChildren(chartSvg(points, {from, to: now, enumerated: Array.isArray(characteristic.validValues), describe,
+      title: `${title}, last 24 h: ${points.length} value${points.length === 1 ? "" : "s"}, now ${describe(points.at(-1)[1])}`}));
+    if (fetched.truncated) slot.append(h("p", {className: "muted"}, "Only the latest values are drawn (the gateway sent a part)."));
   };
-  fetchHistory(ctx.commands, characteristic.topic).then((answer) => {
+  fetchHistory(ctx.commands, characteristic.topic, {maxAgeMs: ctx.fresh ? 0 : 60_000}).then((answer) => {
     if (answer.error) {
       const words = {"history-off": "History is off on this gateway (history: in its configuration).",
-        "no-answer": "The gateway keeps no history (it did not answer).", forbidden: "Only admins see the history."}[answer.error];
+        "no-answer": "The gateway keeps no history (it did not answer).", "unknown-request": "This gateway keeps no history (it is older)."}[answer.error];
       slot.replaceChildren(h("p", {className: "muted", dataset: {testid: "history-unavailable"}}, words ?? `No history: ${answer.message || answer.error}`));
       return;
     }
     fetched = answer;
+    figure.dataset.fetched = JSON.stringify(answer.points); // what the gateway answered, for the browser test
     draw();
   });
   ctx.watch(characteristic.topic, draw);
