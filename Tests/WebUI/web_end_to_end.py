@@ -665,8 +665,12 @@ def checks(run):
     driver.execute_script("document.querySelector(arguments[0]).scrollIntoView({block: 'center'})", page.tile(camera))
     page.wait(lambda: driver.execute_script("const image = document.querySelector(arguments[0]); return !!image && !image.hidden && image.src.startsWith('data:image/jpeg;base64,') && image.naturalWidth > 0",
                                             f"{page.tile(camera)} [data-testid=tile-snapshot]"), "the camera tile's snapshot", 30)
+    # While it stays on the screen it asks again (every 10 s).
+    requests = lambda: int(driver.execute_script("return document.querySelector(arguments[0])?.dataset.requests ?? 0", f"{page.tile(camera)} figure"))
+    first = requests()
+    page.wait(lambda: requests() > first, "the visible camera tile asking for a new snapshot", 25)
     log(f"7. paired the HAP peer from the browser by address ({outcome}): its Desk Lamp is on the home view, reachable, behind its bridge; "
-        "the Porch Camera's tile shows its snapshot")
+        "the Porch Camera's tile shows its snapshot and asks for a new one while it is on the screen")
 
     # 8. bob, a guest: no management controls; a forged request is refused.
     page.act(lambda: page.one("[data-testid=logout]", "the logout button").click(), "logging out")

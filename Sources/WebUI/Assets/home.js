@@ -191,6 +191,7 @@ function tileSparkline(ctx, service) {
     const now = Date.now();
     const live = parseValue(ctx.store.get(characteristic.topic));
     const points = typeof live === "number" ? withLiveValue(fetched.points, now, live) : fetched.points;
+    if (points.length < 2) return slot.replaceChildren(); // nothing moved: the value alone says it
     slot.replaceChildren(sparklineSvg(points, {from: chartStart(points, now - 24 * 3_600_000, now), to: now}));
   };
   fetchHistory(ctx.commands, characteristic.topic).then((answer) => {
