@@ -65,7 +65,7 @@ actor GatewayMaintenance {
         restartContinuation.yield()
         let formatter = ISO8601DateFormatter()
         let files = backup.dataEntries.count
-        return .success("\(files) file\(files == 1 ? "" : "s") taken \(formatter.string(from: backup.created)) by HomeGate \(backup.homegateVersion) staged; the gateway restarts on them (its configuration file stays as it is)")
+        return .success("the backup taken \(formatter.string(from: backup.created)) by HomeGate \(backup.homegateVersion) (\(files) file\(files == 1 ? "" : "s")) is staged; the gateway restarts on it (its configuration file stays as it is)")
     }
 
     /// Waits for an accepted restore (returns) or for the task's cancellation.

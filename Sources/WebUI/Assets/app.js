@@ -193,7 +193,7 @@ function received(text) {
     const restored = sessionStorage.getItem(RESTORING);
     if (restored) {
       sessionStorage.removeItem(RESTORING);
-      showRestoreBanner("ok", `Restored: the gateway is back on the backup (${restored.split(";")[0]}).`);
+      showRestoreBanner("ok", `Restored: the gateway is back on ${restored.split(" is staged")[0]}.`);
     }
     render();
   } else if (message.type === "broker") {
