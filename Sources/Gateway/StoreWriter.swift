@@ -15,13 +15,18 @@ import Timing
 /// next one writes the whole layout, so the store never keeps half of a change.
 ///
 /// Values for the history (``recordHistory(_:)``) wait in a list of their own and are written
-/// with each batch, all in one transaction, so recording costs the engine an append; when the
-/// store falls behind by ``maximumPendingPoints``, further points are dropped (and counted in
-/// the log) rather than held in memory.
+/// together, in one transaction, once the oldest has waited ``historyDelay`` or
+/// ``historyBatch`` have gathered (or with the next other write, a history request's read, the
+/// engine's stop): recording costs the engine an append, and a set costs the store nothing (one
+/// transaction per set doubled the gateway's CPU time per set; BENCHMARKS.md). When the store
+/// falls behind by ``maximumPendingPoints``, further points are dropped (and counted in the log)
+/// rather than held in memory.
 final class StoreWriter: Sendable {
     private struct State {
         var pending: [(number: Int, what: String, write: @Sendable (HomeStore) throws(StoreError) -> Void)] = []
         var pendingHistory: [HistoryPoint] = []
+        /// When the oldest pending history point was recorded.
+        var historySince: ContinuousClock.Instant?
         /// History points dropped since the last batch (the store fell behind).
         var droppedHistory = 0
         /// Whether the last history write failed (its failure is logged once, not per batch).
@@ -43,6 +48,10 @@ final class StoreWriter: Sendable {
     private let historyLimit: Int
     /// The most history points waiting to be written.
     static let maximumPendingPoints = 100_000
+    /// How long a history point may wait to be written with those after it.
+    static let historyDelay: Duration = .seconds(1)
+    /// How many waiting history points are written at once without waiting longer.
+    static let historyBatch = 1_000
 
     init(store: HomeStore?, logger: Logger, historyLimit: Int) {
         self.store = store
@@ -63,19 +72,23 @@ final class StoreWriter: Sendable {
         arrivals.ring()
     }
 
-    /// Asks for `point` to be added to its characteristic's history, with the next batch.
+    /// Asks for `point` to be added to its characteristic's history, within ``historyDelay``.
+    /// The writer is woken only by the first point of a batch (to time it) and by a full batch.
     func recordHistory(_ point: HistoryPoint) {
         guard store != nil else { return }
-        let added = state.withLock { state -> Bool in
+        let wake = state.withLock { state -> Bool in
             guard state.pendingHistory.count < Self.maximumPendingPoints else {
                 state.droppedHistory += 1
                 return false
             }
-            state.asked += 1
             state.pendingHistory.append(point)
-            return true
+            if state.historySince == nil {
+                state.historySince = .now
+                return true
+            }
+            return state.pendingHistory.count == Self.historyBatch
         }
-        if added { arrivals.ring() }
+        if wake { arrivals.ring() }
     }
 
     /// Runs `body` on the store's queue once everything asked for before this call is written;
@@ -105,11 +118,14 @@ final class StoreWriter: Sendable {
         }
     }
 
-    /// Writes until cancelled.
+    /// Writes until cancelled; history points wait until they are due (``historyDue``).
     func run() async {
         while !Task.isCancelled {
             let generation = arrivals.generation
-            if !(await writePending()) {
+            if await writePending() { continue }
+            if let due = state.withLock({ $0.historySince.map { $0 + Self.historyDelay } }) {
+                try? await arrivals.sleep(until: due, on: ContinuousClock(), unlessRungAfter: generation)
+            } else {
                 await arrivals.wait(unlessRungAfter: generation)
             }
         }
@@ -142,10 +158,11 @@ final class StoreWriter: Sendable {
 
     /// Writes the pending batch on the store's queue; false when there was nothing to write.
     /// The batch is taken on the queue, so batches are written in the order they were asked for.
+    /// History points go with it when other writes do, or when they are due.
     private func writePending() async -> Bool {
         await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
             queue.async {
-                let batch = self.takePending()
+                let batch = self.takePending(history: .whenDue)
                 self.perform(batch)
                 continuation.resume(returning: !batch.isEmpty)
             }
@@ -163,14 +180,25 @@ final class StoreWriter: Sendable {
         var isEmpty: Bool { writes.isEmpty && history.isEmpty && dropped == 0 }
     }
 
-    private func takePending() -> Batch {
+    /// Whether a batch takes the waiting history points.
+    private enum HistoryTaking {
+        case always
+        /// With other writes, or once the oldest waited ``historyDelay`` or a batch is full.
+        case whenDue
+    }
+
+    private func takePending(history taking: HistoryTaking = .always) -> Batch {
         state.withLock { state in
-            defer {
-                state.pending.removeAll()
+            let due = taking == .always || !state.pending.isEmpty || state.pendingHistory.count >= Self.historyBatch
+                || state.historySince.map { $0 + Self.historyDelay <= .now } ?? false
+            let batch = Batch(writes: state.pending, history: due ? state.pendingHistory : [], dropped: state.droppedHistory, upTo: state.asked)
+            state.pending.removeAll()
+            state.droppedHistory = 0
+            if due {
                 state.pendingHistory.removeAll(keepingCapacity: true)
-                state.droppedHistory = 0
+                state.historySince = nil
             }
-            return Batch(writes: state.pending, history: state.pendingHistory, dropped: state.droppedHistory, upTo: state.asked)
+            return batch
         }
     }
 
