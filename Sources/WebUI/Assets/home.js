@@ -459,6 +459,7 @@ function renderCharacteristic(ctx, characteristic) {
       h("div", {className: "code-line"}, row.command, copyButton(() => row.command.textContent, "command"))),
     row.readable ? h("button", {type: "button", className: "secondary small read", id: `read-${cssId(topic)}`, dataset: {testid: "read"},
       "aria-label": `Read ${humanize(characteristic.type)} now`, onclick: () => readNow(row)}, "Read") : null);
+  row.element = element;
   buildControl(row);
   showValue(row);
   ctx.watch(topic, () => showValue(row));
@@ -510,6 +511,10 @@ function buildControl(row) {
   const {format, minValue, maxValue} = row.characteristic;
   const labelledBy = `name-${cssId(row.topic)}`;
   const valid = choices(row);
+  // A switch, a list or a slider shows the value in its own words: the raw value beside it is
+  // shown only with "Show MQTT" on (app.css), so a row never reads "On true" next to "on".
+  const saysValue = format === "bool" || Boolean(valid && valid.length) || (NUMERIC.has(format) && Number.isFinite(minValue) && Number.isFinite(maxValue));
+  row.element?.classList.toggle("control-says-value", saysValue);
   if (format === "bool") switchControl(row, labelledBy);
   else if (valid && valid.length) selectControl(row, labelledBy, valid);
   else if (NUMERIC.has(format) && Number.isFinite(minValue) && Number.isFinite(maxValue)) sliderControl(row, labelledBy);
