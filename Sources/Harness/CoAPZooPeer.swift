@@ -22,7 +22,7 @@ public final class CoAPZooPeer: @unchecked Sendable {
     public let deviceID: String
     /// Its identity and pairings; a peer started again with the same file keeps both.
     public let stateFile: URL
-    private let process: ChildProcess
+    private let script: PeerScript
 
     /// Starts a peer serving fixture `database` and waits until it listens.
     ///
@@ -50,24 +50,21 @@ public final class CoAPZooPeer: @unchecked Sendable {
         self.pincode = pincode
         self.deviceID = deviceID
         self.stateFile = stateFile
-        self.process = process
+        self.script = PeerScript(name: "coap_peer.py", serving: database, process: process)
     }
 
     deinit {
-        process.signal(SIGKILL)
+        script.process.signal(SIGKILL)
     }
 
     /// Stops the peer (SIGTERM) and waits for it to exit; SIGKILL if it has not within 10 s.
     public func stop() async {
-        process.signal(SIGTERM)
-        if (try? await process.waitForExit(timeout: .seconds(10))) == nil {
-            process.signal(SIGKILL)
-        }
+        await script.stop()
     }
 
     /// Everything it printed: JSON event lines and its warnings.
     public func logText() -> String {
-        process.output.value
+        script.logText
     }
 
     /// The first complete line printed so far that matches `predicate`, else the first that
@@ -75,13 +72,7 @@ public final class CoAPZooPeer: @unchecked Sendable {
     /// (see coap_peer.py's docstring for all of them).
     @discardableResult
     public func waitForLine(timeout: Duration = .seconds(10), where predicate: @escaping @Sendable (String) -> Bool) async throws -> String {
-        do {
-            return try await process.output.wait(timeout: timeout, for: "a line from coap_peer.py") { text in
-                HAPPeer.completeLines(of: text).first(where: predicate)
-            }
-        } catch {
-            throw FixtureError("waited \(timeout) for a line from coap_peer.py (\(database)); it printed:\n\(logText().suffix(4000))")
-        }
+        try await script.waitForLine(timeout: timeout, where: predicate)
     }
 
     /// The device changes characteristic `aid`.`iid` to the JSON value `json` by itself (an
@@ -122,25 +113,8 @@ public final class CoAPZooPeer: @unchecked Sendable {
         try await control("{\"command\": \"event-type\", \"type\": \"\(on ? "non" : "con")\"}")
     }
 
-    /// Sends one control line and waits for its answer, the next `done` or `error` line.
     private func control(_ line: String) async throws {
-        let answered = Self.answers(in: process.output.value).count
-        try process.writeInput(line + "\n")
-        do {
-            let answer = try await process.output.wait(timeout: .seconds(10), for: "coap_peer.py to answer \(line)") { text in
-                let answers = Self.answers(in: text)
-                return answers.count > answered ? answers[answered] : nil
-            }
-            guard answer.contains("\"event\": \"done\"") else { throw FixtureError("coap_peer.py refused \(line): \(answer)") }
-        } catch let error as FixtureError {
-            throw error
-        } catch {
-            throw FixtureError("coap_peer.py did not answer \(line); it printed:\n\(logText().suffix(4000))")
-        }
-    }
-
-    private static func answers(in text: String) -> [String] {
-        HAPPeer.completeLines(of: text).filter { $0.hasPrefix("{\"event\": \"done\"") || $0.hasPrefix("{\"event\": \"error\"") }
+        try await script.control(line)
     }
 
     private static func script(_ name: String) -> URL {

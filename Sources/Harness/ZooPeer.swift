@@ -16,7 +16,7 @@ public final class ZooPeer: @unchecked Sendable {
     public let pincode: String
     /// Its device id (pairing identifier).
     public let deviceID: String
-    private let process: ChildProcess
+    private let script: PeerScript
 
     /// The fixtures of the zoo, by name (the file names without `.json`), sorted.
     public static func databases() throws -> [String] {
@@ -58,11 +58,11 @@ public final class ZooPeer: @unchecked Sendable {
         self.port = port
         self.pincode = pincode
         self.deviceID = deviceID
-        self.process = process
+        self.script = PeerScript(name: "zoo_peer.py", serving: database, process: process)
     }
 
     deinit {
-        process.signal(SIGKILL)
+        script.process.signal(SIGKILL)
     }
 
     private static var folder: URL {
@@ -71,28 +71,19 @@ public final class ZooPeer: @unchecked Sendable {
 
     /// Stops the peer (SIGTERM) and waits for it to exit.
     public func stop() async {
-        process.signal(SIGTERM)
-        if (try? await process.waitForExit(timeout: .seconds(10))) == nil {
-            process.signal(SIGKILL)
-        }
+        await script.stop()
     }
 
     /// Everything it printed: JSON event lines and HAP-python's warnings.
     public func logText() -> String {
-        process.output.value
+        script.logText
     }
 
     /// The first complete line printed so far that matches `predicate`, else the first that
     /// arrives within `timeout`.
     @discardableResult
     public func waitForLine(timeout: Duration = .seconds(10), where predicate: @escaping @Sendable (String) -> Bool) async throws -> String {
-        do {
-            return try await process.output.wait(timeout: timeout, for: "a line from zoo_peer.py") { text in
-                HAPPeer.completeLines(of: text).first(where: predicate)
-            }
-        } catch {
-            throw FixtureError("waited \(timeout) for a line from zoo_peer.py (\(database)); it printed:\n\(logText().suffix(4000))")
-        }
+        try await script.waitForLine(timeout: timeout, where: predicate)
     }
 
     /// The device changes characteristic `aid`.`iid` to the JSON value `json` by itself (an
@@ -137,24 +128,7 @@ public final class ZooPeer: @unchecked Sendable {
         try await control("{\"command\": \"event-flood\", \"aid\": \(aid), \"iid\": \(iid), \"count\": \(count)}")
     }
 
-    /// Sends one control line and waits for its answer, the next `done` or `error` line.
     private func control(_ line: String) async throws {
-        let answered = Self.answers(in: process.output.value).count
-        try process.writeInput(line + "\n")
-        do {
-            let answer = try await process.output.wait(timeout: .seconds(10), for: "zoo_peer.py to answer \(line)") { text in
-                let answers = Self.answers(in: text)
-                return answers.count > answered ? answers[answered] : nil
-            }
-            guard answer.contains("\"event\": \"done\"") else { throw FixtureError("zoo_peer.py refused \(line): \(answer)") }
-        } catch let error as FixtureError {
-            throw error
-        } catch {
-            throw FixtureError("zoo_peer.py did not answer \(line); it printed:\n\(logText().suffix(4000))")
-        }
-    }
-
-    private static func answers(in text: String) -> [String] {
-        HAPPeer.completeLines(of: text).filter { $0.hasPrefix("{\"event\": \"done\"") || $0.hasPrefix("{\"event\": \"error\"") }
+        try await script.control(line)
     }
 }

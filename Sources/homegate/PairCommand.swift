@@ -92,7 +92,7 @@ struct PairCommand: AsyncParsableCommand {
     }
 
     private func report(name: String, pairing: AccessoryPairing, database: [AccessoryDescription]) {
-        print("paired with \(name) (\(pairing.pairingID)) at \(host):\(port)")
+        print("paired with \(name) (\(pairing.pairingID)) at \(PairingStore.address(host: host, port: port))")
         for accessory in database {
             let id = HAPDriver.accessoryID(deviceID: pairing.pairingID, aid: accessory.aid)
             print("  \(id)  \(Self.name(of: [accessory]) ?? "accessory \(accessory.aid)")")
@@ -108,12 +108,13 @@ struct PairCommand: AsyncParsableCommand {
     }
 
     static func explain(_ error: HAPError, host: String, port: Int) -> String {
+        let address = PairingStore.address(host: host, port: port)
         switch error.pairingError {
-        case .authentication?: return "pairing with \(host):\(port) failed: the accessory refused the setup code (check it and try again)"
-        case .unavailable?: return "pairing with \(host):\(port) failed: the accessory is already paired with a controller (reset it, or unpair it there first)"
-        case .maxTries?: return "pairing with \(host):\(port) failed: too many wrong setup codes; the accessory needs a reset"
-        case .backoff?, .busy?: return "pairing with \(host):\(port) failed: the accessory is busy pairing; try again in a while"
-        default: return "pairing with \(host):\(port) failed: \(error.message)"
+        case .authentication?: return "pairing with \(address) failed: the accessory refused the setup code (check it and try again)"
+        case .unavailable?: return "pairing with \(address) failed: the accessory is already paired with a controller (reset it, or unpair it there first)"
+        case .maxTries?: return "pairing with \(address) failed: too many wrong setup codes; the accessory needs a reset"
+        case .backoff?, .busy?: return "pairing with \(address) failed: the accessory is busy pairing; try again in a while"
+        default: return "pairing with \(address) failed: \(error.message)"
         }
     }
 }

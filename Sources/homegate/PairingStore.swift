@@ -70,6 +70,11 @@ struct PairingStore {
         }
     }
 
+    /// `host:port`, an IPv6 address in brackets (`[fd12::5]:5683`).
+    static func address(host: String, port: Int) -> String {
+        host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+    }
+
     static func devices(_ pairings: [StoredPairing]) -> [HAPDriver.Device] {
         pairings.map { pairing in
             HAPDriver.Device(deviceID: pairing.deviceID, publicKey: pairing.publicKey, host: pairing.host, port: pairing.port,

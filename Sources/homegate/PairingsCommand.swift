@@ -29,7 +29,9 @@ struct PairingsCommand: ParsableCommand {
         for pairing in stored {
             let prefix = HAPDriver.accessoryID(deviceID: pairing.deviceID, aid: 1).rawValue.dropLast()
             let own = accessories.filter { $0.id.rawValue.hasPrefix(prefix) }.sorted { $0.id < $1.id }
-            var line = "\(pairing.deviceID)  \(pairing.name)  \(pairing.host):\(pairing.port)  paired \(formatter.string(from: pairing.pairedAt))"
+            let address = PairingStore.address(host: pairing.host, port: pairing.port)
+            var line = "\(pairing.deviceID)  \(pairing.name)  \(address)  paired \(formatter.string(from: pairing.pairedAt))"
+            if pairing.transport != "ip" { line += "  over \(pairing.transport == "coap" ? "CoAP (Thread)" : pairing.transport)" }
             if let home = pairing.home { line += "  home \(home)" }
             if let room = pairing.room { line += "  room \(room)" }
             print(line)

@@ -19,6 +19,10 @@ import TestSupport
         let folder = try TemporaryDirectory.make(prefix: "thread-\(database)")
         let paired = try await HAPEndToEndTests.pair(host: peer.host, port: peer.port, code: peer.pincode, folder: folder, transport: "coap")
         #expect(paired.contains("paired with"), "\(paired)")
+        let pairings = try HomeGateProcess(["pairings", "--config", folder.appendingPathComponent("homegate.yml").path,
+                                            "--data-dir", folder.appendingPathComponent("data").path])
+        #expect(try await pairings.waitForExit() == 0)
+        #expect(pairings.output.contains("[::1]:\(peer.port)  paired ") && pairings.output.contains("over CoAP (Thread)"), "\(pairings.output)")
         let fixture = try await GatewayFixture.start(config: Self.config, folder: folder)
         let entries = try await DeviceZooTests.entries(fixture, database: database, deviceID: peer.deviceID)
         #expect(!entries.isEmpty, "\(database): no characteristic in the layout")

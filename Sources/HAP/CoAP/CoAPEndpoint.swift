@@ -78,6 +78,8 @@ final class CoAPEndpointHandler: ChannelInboundHandler {
 
     private struct Current {
         var exchange: CoAPExchange
+        /// The request's own message id (later blocks' requests take the ids after it).
+        var firstMessageID: UInt16
         var promise: EventLoopPromise<CoAPMessage>
         var retransmission: Scheduled<Void>?
         var deadline: Scheduled<Void>?
@@ -123,7 +125,7 @@ final class CoAPEndpointHandler: ChannelInboundHandler {
         let deadline = context.eventLoop.assumeIsolated().scheduleTask(in: TimeAmount(timeout)) { [self] in
             finish(.failure(HAPError(.timeout, "\(remote) did not answer within \(timeout)")))
         }
-        current = Current(exchange: exchange, promise: promise, deadline: deadline)
+        current = Current(exchange: exchange, firstMessageID: request.messageID, promise: promise, deadline: deadline)
         perform(exchange.start())
         return promise.futureResult
     }
@@ -195,7 +197,8 @@ final class CoAPEndpointHandler: ChannelInboundHandler {
     private func finish(_ result: Result<CoAPMessage, HAPError>) {
         guard let done = current else { return }
         current = nil
-        nextMessageID = max(nextMessageID, done.exchange.nextMessageID)
+        // The ids the exchange took for later blocks' requests are not given out again.
+        nextMessageID &+= done.exchange.nextMessageID &- done.firstMessageID &- 1
         done.retransmission?.cancel()
         done.deadline?.cancel()
         done.promise.completeWith(result.mapError { $0 as any Error })
