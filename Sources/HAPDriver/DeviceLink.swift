@@ -124,12 +124,21 @@ final class DeviceLink: Sendable {
 
     // MARK: A session
 
+    /// The connect and keep-alive timing of this device's transport: a Thread accessory is
+    /// given more time and read less often (``HAPDriver/Configuration/threadKeepAliveInterval``).
+    private var timing: (connect: Duration, keepAliveInterval: Duration, keepAliveTimeout: Duration) {
+        switch device.transport {
+        case .ip: (configuration.connectTimeout, configuration.keepAliveInterval, configuration.keepAliveTimeout)
+        case .coap: (configuration.threadConnectTimeout, configuration.threadKeepAliveInterval, configuration.threadKeepAliveTimeout)
+        }
+    }
+
     /// Verifies a session, reads the accessory database, subscribes to events, reports the
     /// accessories (characteristics whose events the device refuses without `ev`: the engine
     /// polls them) and what was odd in the database.
     private func connect() async throws(HAPError) -> any AccessorySession {
         let client = try await transport.openSession(host: device.host, port: device.port, controller: controller, accessory: device.pairing,
-                                                     timeout: configuration.connectTimeout)
+                                                     timeout: timing.connect)
         do {
             let (mapping, warnings) = try await describe(client)
             state.withLock { state in
@@ -154,7 +163,7 @@ final class DeviceLink: Sendable {
     private func describe(_ client: any AccessorySession) async throws(HAPError) -> (mapping: AccessoryMapping, warnings: [String]) {
         // A device that stops answering while the session is set up is noticed as quickly as
         // by the keep-alive: these requests are small and answered at once by a live device.
-        let database = try await client.accessoryDatabase(timeout: configuration.connectTimeout)
+        let database = try await client.accessoryDatabase(timeout: timing.connect)
         var mapping = AccessoryMapping(deviceID: device.deviceID, database: database.accessories, warnings: database.warnings)
         let refused = try await subscribe(mapping.notifying, on: client)
         if !refused.isEmpty {
@@ -203,7 +212,7 @@ final class DeviceLink: Sendable {
     private func subscribe(_ addresses: [CharacteristicAddress], on client: any AccessorySession) async throws(HAPError) -> [CharacteristicAddress] {
         guard !addresses.isEmpty else { return [] }
         do {
-            let outcomes = try await client.subscribe(addresses, enabled: true, timeout: configuration.keepAliveTimeout)
+            let outcomes = try await client.subscribe(addresses, enabled: true, timeout: timing.keepAliveTimeout)
             return addresses.filter { outcomes[$0].map { $0.status != .success } ?? false }
         } catch where error.kind == .status {
             return addresses // the device refused the request as a whole
@@ -255,9 +264,9 @@ final class DeviceLink: Sendable {
     /// answer in time closes the connection (the session does that on a timeout).
     private func keepAlive(_ client: any AccessorySession) async {
         guard let probe = state.withLock({ $0.mapping?.keepAliveProbe }) else { return }
-        while (try? await Task.sleep(for: configuration.keepAliveInterval)) != nil {
+        while (try? await Task.sleep(for: timing.keepAliveInterval)) != nil {
             do {
-                _ = try await client.read([probe], timeout: configuration.keepAliveTimeout)
+                _ = try await client.read([probe], timeout: timing.keepAliveTimeout)
             } catch {
                 client.close()
                 return

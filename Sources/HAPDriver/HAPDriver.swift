@@ -32,6 +32,14 @@ public final class HAPDriver: AccessoryDriver {
         public var startupWait: Duration
         /// The time to live of timed writes (`tw` characteristics).
         public var timedWriteTTL: Duration
+        /// The keep-alive of Thread accessories (HAP over CoAP): many are sleepy battery devices
+        /// that answer through their parent router, a datagram may need retransmitting (the first
+        /// after 2 to 3 s), and a read every ``keepAliveInterval`` would drain them.
+        public var threadKeepAliveInterval: Duration = .seconds(30)
+        /// How long that read may take: long enough for two retransmissions.
+        public var threadKeepAliveTimeout: Duration = .seconds(10)
+        /// How long reaching a Thread accessory and verifying may take.
+        public var threadConnectTimeout: Duration = .seconds(15)
         /// How often mDNS is browsed while devices are paired: to follow a device to a new
         /// address and to notice a changed configuration number (`c#`).
         public var browseInterval: Duration = .seconds(30)

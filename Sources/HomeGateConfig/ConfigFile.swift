@@ -99,6 +99,10 @@ public struct ConfigFile: Sendable {
         /// The accessory browser on MQTT: on request (`$request/browser/start`) or always on
         /// (`browser`: `on-request` or `always`).
         public var alwaysBrowsing = false
+        /// How often a Thread accessory (HAP over CoAP) is read to tell that it still answers
+        /// (`thread_keep_alive`, default 30 s): many are sleepy battery devices, which a read every
+        /// 1.5 s (as IP devices get) would drain.
+        public var threadKeepAlive: Duration = .seconds(30)
 
         public init() {}
     }
@@ -216,12 +220,13 @@ public struct ConfigFile: Sendable {
         return settings
     }
 
-    /// The `hap:` section: `browse_interval`, `browser`.
+    /// The `hap:` section: `browse_interval`, `browser`, `thread_keep_alive`.
     static func hap(_ node: ConfigNode) throws(ConfigError) -> HAP {
-        let keys = try node.mapping(allowed: ["browse_interval", "browser"])
+        let keys = try node.mapping(allowed: ["browse_interval", "browser", "thread_keep_alive"])
         var settings = HAP()
         if let interval = keys["browse_interval"] { settings.browseInterval = try interval.seconds(in: 1...86_400) }
         if let browser = keys["browser"] { settings.alwaysBrowsing = try browser.choice(["on-request", "always"]) == "always" }
+        if let keepAlive = keys["thread_keep_alive"] { settings.threadKeepAlive = try keepAlive.seconds(in: 1...3_600) }
         return settings
     }
 

@@ -9,7 +9,8 @@ import TestSupport
 /// `$request/accessory/pair`, and run by the real binary through a real Mosquitto: the same
 /// checks as the IP zoo's, and a peer that misbehaves on the wire.
 @Suite(.serialized) struct ThreadDeviceTests {
-    static let config = HAPEndToEndTests.config
+    /// Thread devices read every second (not every 30 s), so a silent one is noticed within the test.
+    static let config = HAPEndToEndTests.config + "\nhap:\n  thread_keep_alive: 1\n"
     static let threadDevices = ["airversa_ap2", "eve_energy", "nanoleaf_bulb"]
 
     @Test("a Thread device pairs over CoAP; every visible characteristic has a topic with the device's value; one write per writable format is acknowledged", arguments: threadDevices)

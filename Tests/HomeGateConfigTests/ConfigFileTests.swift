@@ -105,6 +105,7 @@ struct ConfigFileTests {
         ("logging: info\n", "homegate.yml:1: logging: unknown key (known here: base_topic, data_dir, log_level, mqtt, gateway, home_assistant, metrics, hap, homes, simulator, ui, history)"),
         ("hap:\n  browser: sometimes\n", "homegate.yml:2: hap.browser: expected one of on-request, always, got \"sometimes\""),
         ("hap:\n  browse_interval: 0\n", "homegate.yml:2: hap.browse_interval: must be within 1...86400 seconds, got 0"),
+        ("hap:\n  thread_keep_alive: 7200\n", "homegate.yml:2: hap.thread_keep_alive: must be within 1...3600 seconds, got 7200"),
         ("data_dir:\n", "homegate.yml:1: data_dir: expected a text value, got nothing"),
         ("base_topic: ~\n", "homegate.yml:1: base_topic: expected a text value, got nothing (\"~\" means null in YAML; quote it to mean the text)"),
         ("mqtt:\n  client_id: null\n", "homegate.yml:2: mqtt.client_id: expected a text value, got nothing"),
