@@ -157,6 +157,35 @@ struct DeviceFollowingTests {
         try await world.line("the browser stopped", where: { $0.hasPrefix("hgtest/$response/browser/stop ") && $0.contains("\"browsing\":false") })
     }
 
+    @Test("a Thread accessory announced on _hap._udp is found by the browser with transport coap, pairs by its device id over HAP over CoAP and is reachable")
+    func browsesAndPairsAThreadAccessory() async throws {
+        let world = try await World.make()
+        var children: [ChildProcess] = []
+        defer { world.stop(children) }
+        let python = try DiscoverNamespace.venvPython()
+        let script = PackageRoot.url.appendingPathComponent("Tests/Fixtures/hap/coap_peer.py").path
+        let database = PackageRoot.url.appendingPathComponent("Tests/Fixtures/hap/zoo/nanoleaf_bulb.json").path
+        let bulb = try ChildProcess(world.namespace.ip, ["netns", "exec", world.namespace.name, python, script, "--port", "51905", "--database", database,
+                                                         "--host", "::1", "--mdns", "--name", "Nanoleaf Bulb"],
+                                    environment: ["PYTHONUNBUFFERED": "1"], input: true)
+        children.append(bulb)
+        _ = try await bulb.output.wait(timeout: .seconds(30), for: "coap_peer.py to listen") { $0.contains("\"event\": \"ready\"") ? true : nil }
+        let bulbID = try Self.deviceID(of: bulb)
+        let gateway = try world.namespace.start(HomeGateProcess.binary(), ["run", "--config", world.configFile, "--data-dir", world.dataDirectory])
+        children.append(gateway)
+        try await Self.explaining(children) {
+            try await world.line("the gateway online", where: { $0 == "hgtest/$state online" })
+            try await world.publish("hgtest/$request/browser/start", "{}")
+            let found = try await world.line("the browser's entry for the Thread bulb", where: { $0.hasPrefix("hgtest/$browser/\(bulbID) ") })
+            #expect(found.contains("\"transport\":\"coap\"") && found.contains("\"port\":51905") && found.contains("\"host\":\"::1\""), "\(found)")
+            try await world.publish("hgtest/$request/accessory/pair", "{\"device\": \"\(bulbID)\", \"code\": \"031-45-154\", \"room\": \"Office\"}")
+            let answer = try await world.line("the pairing's answer", where: { $0.hasPrefix("hgtest/$response/accessory/pair ") })
+            #expect(answer.contains("\"ok\":true"), "\(answer)")
+            try await world.line("the bulb's value over CoAP", where: { $0.hasPrefix("hgtest/test-home/office/") && $0.hasSuffix("/lightbulb/on true") })
+            try await world.line("the bulb reachable", where: { $0.hasPrefix("hgtest/test-home/office/") && $0.hasSuffix("/$reachable true") })
+        }
+    }
+
     /// The fixture's database without Eve's power characteristic (E863F10D).
     static func withoutPower(from database: String) throws -> Data {
         var accessories = try ZooPeer.accessories(of: database)
