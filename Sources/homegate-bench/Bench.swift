@@ -12,8 +12,9 @@ import Harness
 /// BENCHMARKS.md; `-` prints instead), `--cpu-sets N` (sets over which CPU time is read from
 /// `/proc`, default 10000), `--many N` (HAP devices in the many-devices section, default 100),
 /// `--many-rounds N` (sets per device there, one at a time, default 10), `--only
-/// echo,set,cpu,fanout,scale,hap,many` (some sections; the set and CPU sections bring the echo
-/// baseline along), `--quick` (small counts, for the test suite).
+/// echo,set,cpu,fanout,scale,hap,coap,many` (some sections; the set and CPU sections bring the
+/// echo baseline along; `coap` is HAP over CoAP with `--hap-iterations`), `--quick` (small
+/// counts, for the test suite).
 @main
 enum Bench {
     struct Options {
@@ -31,7 +32,7 @@ enum Bench {
         var only: Set<Section> = []
 
         enum Section: String, CaseIterable {
-            case echo, set, cpu, fanout, scale, hap, many
+            case echo, set, cpu, fanout, scale, hap, coap, many
         }
 
         func runs(_ section: Section) -> Bool {
@@ -123,6 +124,7 @@ enum Bench {
         }
         await broker.stop()
         if options.runs(.hap) { results.hap = try await HAPBench.run(iterations: options.hapIterations) }
+        if options.runs(.coap) { results.coap = try await CoAPBench.run(iterations: options.hapIterations) }
         if options.runs(.many) { results.many = try await ManyBench.run(devices: options.manyDevices, rounds: options.manyRounds) }
         return results
     }
@@ -216,6 +218,8 @@ struct Results: Codable {
     var fanOut: [String: FanOut] = [:]
     var scale: [Scale] = []
     var hap: HAPBench.Figures?
+    /// HAP over CoAP: ours and aiohomekit's CoAP controller against coap_peer.py.
+    var coap: HAPBench.Figures?
     var cpu: CPUPerSet?
     var many: ManyBench.Figures?
 }

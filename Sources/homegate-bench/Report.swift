@@ -65,6 +65,7 @@ enum Report {
             lines += ["", "10,000 accessories\(largest.characteristicMeta ? "" : " without per-characteristic `$meta`"): all retained within 2 s: \(met(largest.readySeconds <= 2)); within 3x a plain client: \(met(largest.readyRatio <= 3)); memory <= 100 MB: \(met(largest.residentMegabytes <= 100)); set round trip within 10% of the 100-accessory home: \(met(smallest.map { largest.setRoundTrip.p50 <= 1.1 * $0.setRoundTrip.p50 } ?? false))"]
         }
         if let hap = results.hap { lines += hapLines(hap) }
+        if let coap = results.coap { lines += coapLines(coap) }
         if let many = results.many { lines += manyLines(many) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -88,6 +89,23 @@ enum Report {
             row("read round trip", ours.read, theirs.read, target: "<= 0.8x", met: ours.read.p50 <= 0.8 * theirs.read.p50),
             row("write round trip", ours.write, theirs.write, target: "<= 0.8x", met: ours.write.p50 <= 0.8 * theirs.write.p50),
         ] + peerLines(ours, theirs)
+    }
+
+    /// The CoAP section: ours against aiohomekit's CoAP controller on the same Thread peer.
+    private static func coapLines(_ coap: HAPBench.Figures) -> [String] {
+        let ours = coap.ours
+        let theirs = coap.aiohomekit
+        func row(_ what: String, _ mine: HAPBench.Summary, _ other: HAPBench.Summary) -> String {
+            "| \(what) | \(ms(mine.p50)) / \(ms(mine.p99)) | \(ms(other.p50)) / \(ms(other.p99)) | \(String(format: "%.2f", mine.p50 / max(other.p50, 0.001))) |"
+        }
+        return [
+            "", "HAP over CoAP (Thread) against coap_peer.py serving the Nanoleaf bulb on IPv6 loopback (a fresh peer per controller; no target set):", "",
+            "| what | ours p50 / p99 | aiohomekit 4.0.1 (CoAP) p50 / p99 | ratio (p50) |", "|---|---|---|---|",
+            "| pair-setup (one) | \(ours.pairSetupMilliseconds.map { ms($0) } ?? "-") | \(theirs.pairSetupMilliseconds.map { ms($0) } ?? "-") | |",
+            row("pair-verify (a new socket each)", ours.pairVerify, theirs.pairVerify),
+            row("read round trip", ours.read, theirs.read),
+            row("write round trip", ours.write, theirs.write),
+        ]
     }
 
     /// What HAP-python itself spends per request, the floor under either controller's round trip.
