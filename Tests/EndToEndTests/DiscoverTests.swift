@@ -10,17 +10,24 @@ import TestSupport
 struct DiscoverTests {
     static let advertiser = PackageRoot.url.appendingPathComponent("Tests/Fixtures/hap/mdns_advertiser.py").path
 
+    /// `mdns_advertiser.py` in the namespace (the bridge on 51826, the lamp on 51827, and what
+    /// `extra` adds), once it has registered its services.
+    static func startAdvertiser(in namespace: DiscoverNamespace, extra: [String] = []) async throws -> ChildProcess {
+        let python = try DiscoverNamespace.venvPython()
+        let advertiser = try namespace.start(python, [Self.advertiser, "--bridge-port", "51826", "--lightbulb-port", "51827"] + extra)
+        _ = try await advertiser.output.wait(timeout: .seconds(30), for: "the mDNS advertiser to be ready") { output in
+            output.contains("\"event\": \"ready\"") ? output : nil
+        }
+        return advertiser
+    }
+
     @Test("lists the two advertised accessories as JSON lines and as a table")
     func discoversAdvertisedAccessories() async throws {
         let namespace = try await DiscoverNamespace.create(suffix: "")
         defer { namespace.delete() }
         try await namespace.addMulticastRoute()
-        let python = try DiscoverNamespace.venvPython()
-        let advertiser = try namespace.start(python, [Self.advertiser, "--bridge-port", "51826", "--lightbulb-port", "51827"])
+        let advertiser = try await Self.startAdvertiser(in: namespace)
         defer { DiscoverNamespace.stop(advertiser) }
-        _ = try await advertiser.output.wait(timeout: .seconds(30), for: "the mDNS advertiser to be ready") { output in
-            output.contains("\"event\": \"ready\"") ? output : nil
-        }
 
         let json = try await namespace.run(HomeGateProcess.binary(), ["discover", "--timeout", "2", "--json"])
         #expect(json.status == 0, "output:\n\(json.output)")
@@ -67,12 +74,8 @@ struct DiscoverTests {
         let namespace = try await DiscoverNamespace.create(suffix: "-coap")
         defer { namespace.delete() }
         try await namespace.addMulticastRoute()
-        let python = try DiscoverNamespace.venvPython()
-        let advertiser = try namespace.start(python, [Self.advertiser, "--bridge-port", "51826", "--lightbulb-port", "51827", "--coap-port", "5683"])
+        let advertiser = try await Self.startAdvertiser(in: namespace, extra: ["--coap-port", "5683"])
         defer { DiscoverNamespace.stop(advertiser) }
-        _ = try await advertiser.output.wait(timeout: .seconds(30), for: "the mDNS advertiser to be ready") { output in
-            output.contains("\"event\": \"ready\"") ? output : nil
-        }
         let json = try await namespace.run(HomeGateProcess.binary(), ["discover", "--timeout", "2", "--json"])
         #expect(json.status == 0, "output:\n\(json.output)")
         let objects = json.output.split(separator: "\n").compactMap { line -> [String: Any]? in

@@ -20,23 +20,14 @@ import argparse
 import asyncio
 import json
 import logging
-import math
 import sys
 import time
 
 from aiohomekit.controller.coap.connection import CoAPHomeKitConnection
 
+from aiohomekit_bench import summary  # the same percentiles as the HAP-over-IP figures (this folder is on sys.path)
+
 TIMEOUT = 20
-
-
-def summary(samples):
-    ordered = sorted(samples)
-
-    def percentile(fraction):
-        rank = max(1, math.ceil(fraction * len(ordered)))  # nearest rank
-        return round(ordered[rank - 1], 3)
-
-    return {"p50": percentile(0.50), "p99": percentile(0.99)}
 
 
 async def pair(host, port, pincode):
