@@ -31,13 +31,17 @@ extension Gateway {
         var watched: [TriggerKey: WatchedTrigger]?
         while true {
             try Task.checkCancellation()
-            let (earliest, seen) = checkTriggers(schedule, now: configuration.now(), watched: watched)
+            // The sleep is measured from before the look: a clock that moves while the scheduler
+            // looks shortens the sleep and never lengthens it.
+            let looked = clock.now
+            let now = configuration.now()
+            let (earliest, seen) = checkTriggers(schedule, now: now, watched: watched)
             watched = seen
             // Nothing suspends between the look and here: a change after it rings a new generation.
             let generation = triggerAlarm.generation
-            let ahead = earliest.map { $0.timeIntervalSince(configuration.now()) } ?? Self.longestTriggerSleep
+            let ahead = earliest.map { $0.timeIntervalSince(now) } ?? Self.longestTriggerSleep
             let wait = min(max(ahead, 0.001), Self.longestTriggerSleep)
-            try await triggerAlarm.sleep(until: clock.now.advanced(by: .seconds(wait)), on: clock, unlessRungAfter: generation)
+            try await triggerAlarm.sleep(until: looked.advanced(by: .seconds(wait)), on: clock, unlessRungAfter: generation)
         }
     }
 

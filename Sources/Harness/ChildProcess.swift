@@ -101,6 +101,17 @@ public final class ChildProcess: @unchecked Sendable {
         kill(pid, signal)
     }
 
+    /// Stops the process: SIGTERM, then SIGKILL if it has not ended within `grace`; returns once
+    /// it has ended (or 5 s after the SIGKILL). Awaits without holding a thread, so a test may
+    /// stop its children while others run.
+    public func stop(grace: Duration = .seconds(10)) async {
+        guard exit.value == nil else { return }
+        signal(SIGTERM)
+        if (try? await waitForExit(timeout: grace)) != nil { return }
+        signal(SIGKILL)
+        _ = try? await waitForExit(timeout: .seconds(5))
+    }
+
     /// Waits for the process to end and its output to be read; returns its exit status, or minus
     /// the signal that ended it.
     public func waitForExit(timeout: Duration = .seconds(15)) async throws -> Int32 {

@@ -99,11 +99,7 @@ public final class HAPPeer: @unchecked Sendable {
     /// it has not within 10 s. Its state file stays.
     public func stop() async {
         guard let process = lock.withLock({ self.process }) else { return }
-        process.signal(SIGTERM)
-        if (try? await process.waitForExit(timeout: .seconds(10))) == nil {
-            process.signal(SIGKILL)
-            _ = try? await process.waitForExit(timeout: .seconds(5))
-        }
+        await process.stop()
         retire(process)
     }
 

@@ -71,11 +71,7 @@ public final class ManyPeers: @unchecked Sendable {
 
     /// Stops every peer (SIGTERM) and waits for the process to exit; SIGKILL if it has not within 10 s.
     public func stop() async {
-        process.signal(SIGTERM)
-        if (try? await process.waitForExit(timeout: .seconds(10))) == nil {
-            process.signal(SIGKILL)
-            _ = try? await process.waitForExit(timeout: .seconds(5))
-        }
+        await process.stop()
     }
 
     /// Everything it printed: JSON event lines and HAP-python's warnings.

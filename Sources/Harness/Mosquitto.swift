@@ -97,11 +97,7 @@ public final class Mosquitto: @unchecked Sendable {
     /// shipped config has no persistence.
     public func stop() async {
         guard let process = lock.withLock({ self.process }) else { return }
-        process.signal(SIGTERM)
-        if (try? await process.waitForExit(timeout: .seconds(10))) == nil {
-            process.signal(SIGKILL)
-            _ = try? await process.waitForExit(timeout: .seconds(5))
-        }
+        await process.stop()
         lock.withLock { self.process = nil }
     }
 

@@ -12,10 +12,7 @@ struct PeerScript: Sendable {
 
     /// Stops it (SIGTERM) and waits for it to exit; SIGKILL if it has not within 10 s.
     func stop() async {
-        process.signal(SIGTERM)
-        if (try? await process.waitForExit(timeout: .seconds(10))) == nil {
-            process.signal(SIGKILL)
-        }
+        await process.stop()
     }
 
     /// Everything it printed: JSON event lines and its warnings.

@@ -28,22 +28,53 @@ struct DeviceFollowingTests {
         let folder: URL
         let broker: ChildProcess
         let subscriber: ChildProcess
+        /// What the test started in the namespace (the gateway, peers), stopped after it.
+        let children = Recorder<[ChildProcess]>([])
         var configFile: String { folder.appendingPathComponent("homegate.yml").path }
         var dataDirectory: String { folder.appendingPathComponent("data").path }
 
-        static func make() async throws -> World {
-            let namespace = try await DiscoverNamespace.create(suffix: "-follow")
+        /// Runs `body` in a new world; stops everything started in it and deletes the namespace
+        /// afterwards (also when `body` throws), awaiting each process's end.
+        static func with(_ body: (World) async throws -> Void) async throws {
+            try await DiscoverNamespace.with(suffix: "-follow") { namespace in
+                let world = try await make(in: namespace)
+                do {
+                    try await body(world)
+                } catch {
+                    await world.stop()
+                    throw error
+                }
+                await world.stop()
+            }
+        }
+
+        private static func make(in namespace: DiscoverNamespace) async throws -> World {
             try await namespace.addMulticastRoute()
             let folder = try TemporaryDirectory.make(prefix: "follow")
             try DeviceFollowingTests.config.write(toFile: folder.appendingPathComponent("homegate.yml").path, atomically: true, encoding: .utf8)
             let brokerConfig = folder.appendingPathComponent("mosquitto.conf").path
             try "listener 1883 127.0.0.1\nallow_anonymous true\n".write(toFile: brokerConfig, atomically: true, encoding: .utf8)
             let broker = try namespace.start(try Mosquitto.locate(), ["-c", brokerConfig, "-v"])
-            _ = try await broker.output.wait(timeout: .seconds(10), for: "mosquitto to listen") { $0.contains("Opening ipv4 listen socket on port 1883") ? true : nil }
-            let sub = try Executable.locate("mosquitto_sub", install: "scripts/setup (apt-get install mosquitto-clients)")
-            let subscriber = try namespace.start(sub, ["-h", "127.0.0.1", "-v", "-t", "hgtest/#"])
-            return World(namespace: namespace, folder: folder, broker: broker, subscriber: subscriber)
+            do {
+                _ = try await broker.output.wait(timeout: .seconds(10), for: "mosquitto to listen") { $0.contains("Opening ipv4 listen socket on port 1883") ? true : nil }
+                let sub = try Executable.locate("mosquitto_sub", install: "scripts/setup (apt-get install mosquitto-clients)")
+                let subscriber = try namespace.start(sub, ["-h", "127.0.0.1", "-v", "-t", "hgtest/#"])
+                return World(namespace: namespace, folder: folder, broker: broker, subscriber: subscriber)
+            } catch {
+                await broker.stop(grace: .seconds(5))
+                throw error
+            }
         }
+
+        /// Records `child` to be stopped after the test, and returns it.
+        @discardableResult
+        func adopt(_ child: ChildProcess) -> ChildProcess {
+            children.update { $0.append(child) }
+            return child
+        }
+
+        /// Every process the test started, for a failure's message.
+        var everyChild: [ChildProcess] { children.value }
 
         /// The first line the subscriber printed (`topic payload`) that matches, else the first
         /// that arrives within `timeout`.
@@ -70,17 +101,16 @@ struct DeviceFollowingTests {
             let python = try DiscoverNamespace.venvPython()
             let script = PackageRoot.url.appendingPathComponent("Tests/Fixtures/hap/zoo_peer.py").path
             let databaseFile = database.hasSuffix(".json") ? database : PackageRoot.url.appendingPathComponent("Tests/Fixtures/hap/zoo/\(database).json").path
-            let peer = try ChildProcess(namespace.ip, ["netns", "exec", namespace.name, python, script, "--port", String(port), "--database", databaseFile,
-                                                       "--state", state.path, "--mdns"], environment: ["PYTHONUNBUFFERED": "1"], input: true)
+            let peer = adopt(try ChildProcess(namespace.ip, ["netns", "exec", namespace.name, python, script, "--port", String(port), "--database", databaseFile,
+                                                             "--state", state.path, "--mdns"], environment: ["PYTHONUNBUFFERED": "1"], input: true))
             _ = try await peer.output.wait(timeout: .seconds(30), for: "zoo_peer.py to listen") { $0.contains("\"event\": \"ready\"") ? true : nil }
             return peer
         }
 
-        func stop(_ children: [ChildProcess]) {
-            for child in children { DiscoverNamespace.stop(child) }
-            DiscoverNamespace.stop(subscriber)
-            DiscoverNamespace.stop(broker)
-            namespace.delete()
+        private func stop() async {
+            for child in children.value { await child.stop(grace: .seconds(5)) }
+            await subscriber.stop(grace: .seconds(5))
+            await broker.stop(grace: .seconds(5))
         }
     }
 
@@ -91,23 +121,23 @@ struct DeviceFollowingTests {
     }
 
     /// Runs `body`; a failure carries what the gateway and the peers printed.
-    static func explaining(_ children: [ChildProcess], _ body: () async throws -> Void) async throws {
+    static func explaining(_ world: World, _ body: () async throws -> Void) async throws {
         do {
             try await body()
         } catch {
-            let logs = children.map { String($0.output.value.suffix(2500)) }.joined(separator: "\n---\n")
+            let logs = world.everyChild.map { String($0.output.value.suffix(2500)) }.joined(separator: "\n---\n")
             throw FixtureError("\(error)\n--- the gateway and the peers printed:\n\(logs)")
         }
     }
 
     @Test("a device whose c# goes up is read again (accessory-updated, its gone topics cleared); a device that moves is followed; the browser finds an unpaired one, which pairs by its device id")
     func followsChangesMovesAndBrowses() async throws {
-        let world = try await World.make()
-        var children: [ChildProcess] = []
-        defer { world.stop(children) }
+        try await World.with(Self.followsChangesMovesAndBrowses)
+    }
+
+    static func followsChangesMovesAndBrowses(_ world: World) async throws {
         let stateFile = world.folder.appendingPathComponent("eve.state")
         let eve = try await world.peer("eve_energy", port: 51_901, state: stateFile)
-        children.append(eve)
 
         var pair = (status: Int32(-1), output: "")
         for _ in 0..<5 { // HAP-python's padding quirk refuses about one correct pair-setup in 256 (field notes)
@@ -116,12 +146,12 @@ struct DeviceFollowingTests {
             if pair.status == 0 || !pair.output.contains("refused the setup code") { break }
         }
         #expect(pair.status == 0, "homegate pair: \(pair.output)")
-        let gateway = try world.namespace.start(HomeGateProcess.binary(), ["run", "--config", world.configFile, "--data-dir", world.dataDirectory, "--log-level", "debug"])
-        children.append(gateway)
-        try await Self.explaining(children) { try await Self.scenario(world, eve: eve, gateway: gateway, stateFile: stateFile, children: &children) }
+        let gateway = world.adopt(try world.namespace.start(HomeGateProcess.binary(), ["run", "--config", world.configFile, "--data-dir", world.dataDirectory,
+                                                                                     "--log-level", "debug"]))
+        try await explaining(world) { try await scenario(world, eve: eve, gateway: gateway, stateFile: stateFile) }
     }
 
-    static func scenario(_ world: World, eve: ChildProcess, gateway: ChildProcess, stateFile: URL, children: inout [ChildProcess]) async throws {
+    static func scenario(_ world: World, eve: ChildProcess, gateway: ChildProcess, stateFile: URL) async throws {
         let power = "hgtest/test-home/office/eve-energy-3a35/outlet/power"
         try await world.line("the Eve's power value", where: { $0.hasPrefix(power + " ") })
 
@@ -134,16 +164,14 @@ struct DeviceFollowingTests {
         try await world.line("the power topic cleared", where: { $0 == power || $0 == power + " " || $0 == power + " (null)" })
 
         // The device moves to another port: the gateway follows it (mDNS) and it is reachable again.
-        DiscoverNamespace.stop(eve)
-        let moved = try await world.peer(changed.path, port: 51_902, state: stateFile)
-        children.append(moved)
+        await eve.stop(grace: .seconds(5))
+        _ = try await world.peer(changed.path, port: 51_902, state: stateFile)
         try await world.line("the Eve unreachable", where: { $0.hasPrefix("hgtest/$events ") && $0.contains("\"reachable\":false") })
         try await world.line(timeout: .seconds(30), "the Eve reachable again", where: { $0.hasPrefix("hgtest/$events ") && $0.contains("\"reachable\":true") })
         #expect(gateway.output.value.contains("moved from 127.0.0.1:51901 to 127.0.0.1:51902"), "\(gateway.output.value.suffix(3000))")
 
         // The browser: an unpaired accessory is found, retained, announced; pairing by its id works.
         let strip = try await world.peer("koogeek_ls1", port: 51_903, state: world.folder.appendingPathComponent("strip.state"))
-        children.append(strip)
         let stripID = try deviceID(of: strip)
         try await world.publish("hgtest/$request/browser/start", "{}")
         let found = try await world.line("the browser's retained entry", where: { $0.hasPrefix("hgtest/$browser/\(stripID) ") })
@@ -159,21 +187,20 @@ struct DeviceFollowingTests {
 
     @Test("a Thread accessory announced on _hap._udp is found by the browser with transport coap, pairs by its device id over HAP over CoAP and is reachable")
     func browsesAndPairsAThreadAccessory() async throws {
-        let world = try await World.make()
-        var children: [ChildProcess] = []
-        defer { world.stop(children) }
+        try await World.with(Self.browsesAndPairsAThreadAccessory)
+    }
+
+    static func browsesAndPairsAThreadAccessory(_ world: World) async throws {
         let python = try DiscoverNamespace.venvPython()
         let script = PackageRoot.url.appendingPathComponent("Tests/Fixtures/hap/coap_peer.py").path
         let database = PackageRoot.url.appendingPathComponent("Tests/Fixtures/hap/zoo/nanoleaf_bulb.json").path
-        let bulb = try ChildProcess(world.namespace.ip, ["netns", "exec", world.namespace.name, python, script, "--port", "51905", "--database", database,
-                                                         "--host", "::1", "--mdns", "--name", "Nanoleaf Bulb"],
-                                    environment: ["PYTHONUNBUFFERED": "1"], input: true)
-        children.append(bulb)
+        let bulb = world.adopt(try ChildProcess(world.namespace.ip, ["netns", "exec", world.namespace.name, python, script, "--port", "51905", "--database", database,
+                                                                     "--host", "::1", "--mdns", "--name", "Nanoleaf Bulb"],
+                                                environment: ["PYTHONUNBUFFERED": "1"], input: true))
         _ = try await bulb.output.wait(timeout: .seconds(30), for: "coap_peer.py to listen") { $0.contains("\"event\": \"ready\"") ? true : nil }
-        let bulbID = try Self.deviceID(of: bulb)
-        let gateway = try world.namespace.start(HomeGateProcess.binary(), ["run", "--config", world.configFile, "--data-dir", world.dataDirectory])
-        children.append(gateway)
-        try await Self.explaining(children) {
+        let bulbID = try deviceID(of: bulb)
+        world.adopt(try world.namespace.start(HomeGateProcess.binary(), ["run", "--config", world.configFile, "--data-dir", world.dataDirectory]))
+        try await explaining(world) {
             try await world.line("the gateway online", where: { $0 == "hgtest/$state online" })
             try await world.publish("hgtest/$request/browser/start", "{}")
             let found = try await world.line("the browser's entry for the Thread bulb", where: { $0.hasPrefix("hgtest/$browser/\(bulbID) ") })

@@ -10,25 +10,33 @@ import TestSupport
 struct DiscoverTests {
     static let advertiser = PackageRoot.url.appendingPathComponent("Tests/Fixtures/hap/mdns_advertiser.py").path
 
-    /// `mdns_advertiser.py` in the namespace (the bridge on 51826, the lamp on 51827, and what
-    /// `extra` adds), once it has registered its services.
-    static func startAdvertiser(in namespace: DiscoverNamespace, extra: [String] = []) async throws -> ChildProcess {
-        let python = try DiscoverNamespace.venvPython()
-        let advertiser = try namespace.start(python, [Self.advertiser, "--bridge-port", "51826", "--lightbulb-port", "51827"] + extra)
-        _ = try await advertiser.output.wait(timeout: .seconds(30), for: "the mDNS advertiser to be ready") { output in
-            output.contains("\"event\": \"ready\"") ? output : nil
+    /// Runs `body` in a namespace of its own with a multicast route, while `mdns_advertiser.py`
+    /// announces the bridge on 51826, the lamp on 51827 and what `extra` adds; stops the
+    /// advertiser and deletes the namespace after it.
+    static func withAdvertiser(suffix: String, extra: [String] = [], _ body: (DiscoverNamespace) async throws -> Void) async throws {
+        try await DiscoverNamespace.with(suffix: suffix) { namespace in
+            try await namespace.addMulticastRoute()
+            let python = try DiscoverNamespace.venvPython()
+            let advertiser = try namespace.start(python, [Self.advertiser, "--bridge-port", "51826", "--lightbulb-port", "51827"] + extra)
+            do {
+                _ = try await advertiser.output.wait(timeout: .seconds(30), for: "the mDNS advertiser to be ready") { output in
+                    output.contains("\"event\": \"ready\"") ? output : nil
+                }
+                try await body(namespace)
+            } catch {
+                await advertiser.stop(grace: .seconds(5))
+                throw error
+            }
+            await advertiser.stop(grace: .seconds(5))
         }
-        return advertiser
     }
 
     @Test("lists the two advertised accessories as JSON lines and as a table")
     func discoversAdvertisedAccessories() async throws {
-        let namespace = try await DiscoverNamespace.create(suffix: "")
-        defer { namespace.delete() }
-        try await namespace.addMulticastRoute()
-        let advertiser = try await Self.startAdvertiser(in: namespace)
-        defer { DiscoverNamespace.stop(advertiser) }
+        try await Self.withAdvertiser(suffix: "") { namespace in try await Self.listsAdvertisedAccessories(namespace) }
+    }
 
+    static func listsAdvertisedAccessories(_ namespace: DiscoverNamespace) async throws {
         let json = try await namespace.run(HomeGateProcess.binary(), ["discover", "--timeout", "2", "--json"])
         #expect(json.status == 0, "output:\n\(json.output)")
         let objects = json.output.split(separator: "\n").compactMap { line -> [String: Any]? in
@@ -71,11 +79,10 @@ struct DiscoverTests {
 
     @Test("a Thread accessory announced on _hap._udp (HAP over CoAP) is listed with transport coap beside the _hap._tcp ones")
     func discoversThreadAccessory() async throws {
-        let namespace = try await DiscoverNamespace.create(suffix: "-coap")
-        defer { namespace.delete() }
-        try await namespace.addMulticastRoute()
-        let advertiser = try await Self.startAdvertiser(in: namespace, extra: ["--coap-port", "5683"])
-        defer { DiscoverNamespace.stop(advertiser) }
+        try await Self.withAdvertiser(suffix: "-coap", extra: ["--coap-port", "5683"]) { namespace in try await Self.listsThreadAccessory(namespace) }
+    }
+
+    static func listsThreadAccessory(_ namespace: DiscoverNamespace) async throws {
         let json = try await namespace.run(HomeGateProcess.binary(), ["discover", "--timeout", "2", "--json"])
         #expect(json.status == 0, "output:\n\(json.output)")
         let objects = json.output.split(separator: "\n").compactMap { line -> [String: Any]? in
@@ -93,24 +100,24 @@ struct DiscoverTests {
 
     @Test("nobody answering: says so and exits 0 (the note goes to standard error with --json)")
     func nobodyAnswers() async throws {
-        let namespace = try await DiscoverNamespace.create(suffix: "-quiet")
-        defer { namespace.delete() }
-        try await namespace.addMulticastRoute()
-        let table = try await namespace.run(HomeGateProcess.binary(), ["discover", "--timeout", "0.5"])
-        #expect(table.status == 0)
-        #expect(table.output == "no HomeKit accessories answered within 0.5s\n")
-        let json = try await namespace.run(HomeGateProcess.binary(), ["discover", "--timeout", "1", "--json"], stdoutOnly: true)
-        #expect(json.status == 0)
-        #expect(json.output == "", "standard output stays empty")
+        try await DiscoverNamespace.with(suffix: "-quiet") { namespace in
+            try await namespace.addMulticastRoute()
+            let table = try await namespace.run(HomeGateProcess.binary(), ["discover", "--timeout", "0.5"])
+            #expect(table.status == 0)
+            #expect(table.output == "no HomeKit accessories answered within 0.5s\n")
+            let json = try await namespace.run(HomeGateProcess.binary(), ["discover", "--timeout", "1", "--json"], stdoutOnly: true)
+            #expect(json.status == 0)
+            #expect(json.output == "", "standard output stays empty")
+        }
     }
 
     @Test("no route to the multicast group: a clear error, exit 1")
     func noMulticastRoute() async throws {
-        let namespace = try await DiscoverNamespace.create(suffix: "-noroute")
-        defer { namespace.delete() }
-        let result = try await namespace.run(HomeGateProcess.binary(), ["discover", "--timeout", "1"])
-        #expect(result.status == 1)
-        #expect(result.output == "homegate: error: cannot send the mDNS query to 224.0.0.251:5353: Network is unreachable\n")
+        try await DiscoverNamespace.with(suffix: "-noroute") { namespace in
+            let result = try await namespace.run(HomeGateProcess.binary(), ["discover", "--timeout", "1"])
+            #expect(result.status == 1)
+            #expect(result.output == "homegate: error: cannot send the mDNS query to 224.0.0.251:5353: Network is unreachable\n")
+        }
     }
 
     @Test("--timeout must be more than 0: exit 64")
@@ -127,6 +134,20 @@ struct DiscoverNamespace {
     let name: String
     let ip: String
 
+    /// Runs `body` in a namespace of its own, and deletes it afterwards (also when `body`
+    /// throws). `body` stops the processes it started in it.
+    static func with<T>(suffix: String, _ body: (DiscoverNamespace) async throws -> T) async throws -> T {
+        let namespace = try await create(suffix: suffix)
+        do {
+            let result = try await body(namespace)
+            await namespace.delete()
+            return result
+        } catch {
+            await namespace.delete()
+            throw error
+        }
+    }
+
     /// Makes the namespace, or fails saying what is needed (root and iproute2).
     static func create(suffix: String) async throws -> DiscoverNamespace {
         guard geteuid() == 0 else {
@@ -137,7 +158,7 @@ struct DiscoverNamespace {
         var added = try await runChild(ip, ["netns", "add", namespace.name])
         if added.status != 0 && added.output.contains("exists") {
             // Left over from an earlier run that had the same process id and was killed.
-            namespace.delete()
+            await namespace.delete()
             added = try await runChild(ip, ["netns", "add", namespace.name])
         }
         guard added.status == 0 else {
@@ -146,7 +167,7 @@ struct DiscoverNamespace {
         do {
             try await namespace.check(["link", "set", "lo", "up"])
         } catch {
-            namespace.delete()
+            await namespace.delete()
             throw error
         }
         return namespace
@@ -179,23 +200,12 @@ struct DiscoverNamespace {
         return try await runChild(ip, ["netns", "exec", name, executable] + arguments)
     }
 
-    /// Deletes the namespace (synchronously, for `defer`). Processes still in it keep it alive
-    /// until they end, so stop them first.
-    func delete() {
+    /// Deletes the namespace. Processes still in it keep it alive until they end, so stop them
+    /// first. Awaits `ip netns delete` without holding a thread: a cleanup that blocked would
+    /// starve every other test of the process (the cooperative pool has a thread per core).
+    func delete() async {
         guard let child = try? ChildProcess(ip, ["netns", "delete", name]) else { return }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while child.exit.value == nil && ContinuousClock.now < deadline { usleep(10_000) }
-    }
-
-    /// Stops a child: SIGTERM, then SIGKILL if it has not ended within 5 s (synchronously, for `defer`).
-    static func stop(_ child: ChildProcess) {
-        guard child.exit.value == nil else { return }
-        child.signal(SIGTERM)
-        let deadline = ContinuousClock.now + .seconds(5)
-        while child.exit.value == nil && ContinuousClock.now < deadline { usleep(10_000) }
-        if child.exit.value == nil {
-            child.signal(SIGKILL)
-        }
+        _ = try? await child.waitForExit(timeout: .seconds(10))
     }
 
     /// The venv's python (scripts/setup makes `<repo>/.venv` with HAP-python, which brings

@@ -9,8 +9,10 @@ import TestSupport
 struct InterruptibleConnectTests {
     @Test("SIGTERM while the TCP connect to a broker that drops packets hangs: exit 0 within seconds, not minutes")
     func stopsDuringAHangingConnect() async throws {
-        let namespace = try await DiscoverNamespace.create(suffix: "-connect")
-        defer { namespace.delete() }
+        try await DiscoverNamespace.with(suffix: "-connect", Self.stopsDuringAHangingConnect)
+    }
+
+    static func stopsDuringAHangingConnect(in namespace: DiscoverNamespace) async throws {
         // 10.79.0.0/16 goes to lo, where no address answers: SYNs vanish and connect() waits.
         let ip = namespace.ip
         let route = try ChildProcess(ip, ["netns", "exec", namespace.name, ip, "route", "add", "10.79.0.0/16", "dev", "lo"])

@@ -77,7 +77,8 @@ struct TriggerTests {
 
         /// Moves the wall clock and the scheduler's clock on by `seconds` (`monotonic`: the
         /// scheduler's clock by a different amount, as when the machine slept or the wall clock
-        /// was set).
+        /// was set). The wall clock moves first: the scheduler reads its clock before the wall
+        /// clock, so a look that falls between the two moves sees the new time or wakes at once.
         func advance(by seconds: TimeInterval, monotonic: TimeInterval? = nil) {
             wall.advance(by: seconds)
             clock.advance(by: .milliseconds(Int64(((monotonic ?? seconds) * 1000).rounded())))
