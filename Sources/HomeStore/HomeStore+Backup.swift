@@ -99,9 +99,9 @@ extension HomeStore {
 }
 
 extension Backup {
-    /// Whether `directory` exists and has anything in it.
+    /// Whether `directory` exists and has anything in it but its lock file.
     public static func isNonEmptyDirectory(_ directory: String) -> Bool {
-        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).isEmpty == false
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).contains { !DataDirectoryLock.isLockFile($0) }
     }
 
     /// Puts the backup's data-directory entries into `directory`, all or nothing: they are
@@ -152,14 +152,18 @@ extension Backup {
         return staging
     }
 
-    /// Puts a folder made by ``stage(next:)`` in `directory`'s place (the old one, if any,
-    /// moved aside first and removed after). A failure leaves `directory` as it was and
-    /// removes the staged folder.
+    /// Puts a folder made by ``stage(next:)`` in `directory`'s place, and removes the old one,
+    /// if any. The two change places in one step (`renameat2` with `RENAME_EXCHANGE`): at no
+    /// moment is there no `directory`. Where the file system cannot exchange, the old one is
+    /// moved aside first. A failure leaves `directory` as it was and removes the staged folder.
     public static func putInPlace(staging: String, directory: String) throws(BackupError) {
         let target = URL(fileURLWithPath: directory).standardizedFileURL
         var moved = false
         defer { if !moved { try? FileManager.default.removeItem(atPath: staging) } }
-        if FileManager.default.fileExists(atPath: target.path) {
+        if FileManager.default.fileExists(atPath: target.path), renameat2(AT_FDCWD, staging, AT_FDCWD, target.path, renameExchange) == 0 {
+            moved = true
+            try? FileManager.default.removeItem(atPath: staging) // the old directory, now
+        } else if FileManager.default.fileExists(atPath: target.path) {
             let old = try makeTemporaryDirectory(next: target, tag: "old")
             guard rename(target.path, old) == 0 else {
                 let reason = String(cString: strerror(errno))
@@ -233,3 +237,10 @@ extension HomeStore {
         }
     }
 }
+
+/// `renameat2(2)`'s flag that swaps the two paths in one step (Linux 3.15, glibc 2.28).
+private let renameExchange: UInt32 = 1 << 1
+
+/// glibc's `renameat2(2)`, which Swift's Glibc module leaves out (it needs `_GNU_SOURCE`).
+@_silgen_name("renameat2")
+private func renameat2(_ oldDirectory: Int32, _ old: UnsafePointer<CChar>, _ newDirectory: Int32, _ new: UnsafePointer<CChar>, _ flags: UInt32) -> Int32

@@ -55,7 +55,7 @@ struct RestoreCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "restore",
         abstract: "Put a backup back into a data directory (and its configuration file where --config-out says).",
-        discussion: "The whole file is checked (magic, version, checksums, sizes) before anything is written. A non-empty data directory is refused without --force. The files are written into a new folder next to DIR, the database is opened and checked there, and the folder then takes DIR's place: a failed restore changes nothing. Stop the gateway first. Exit codes: 65 a damaged backup, 66 no such file, 73 DIR (or the --config-out file) is not empty without --force, 74 a file cannot be written."
+        discussion: "The whole file is checked (magic, version, checksums, sizes) before anything is written. A non-empty data directory is refused without --force. The files are written into a new folder next to DIR, the database is opened and checked there, and the folder then takes DIR's place in one step: a failed restore changes nothing. A DIR a running gateway uses is refused: stop it first. Exit codes: 65 a damaged backup, 66 no such file, 73 DIR (or the --config-out file) is not empty without --force, 74 a file cannot be written, 75 a gateway runs on DIR."
     )
 
     @Argument(help: "The backup file.")
@@ -80,6 +80,9 @@ struct RestoreCommand: ParsableCommand {
         }
         do {
             let backup = try Backup.decode([UInt8](data), file: file)
+            if !force, Backup.isNonEmptyDirectory(directory) { // before anything is written, the lock file included
+                throw BackupError.notEmpty(directory)
+            }
             var configurationFile: (path: String, partial: String)?
             if let configOut {
                 let path = URL(fileURLWithPath: configOut).standardizedFileURL
@@ -91,14 +94,13 @@ struct RestoreCommand: ParsableCommand {
                     printError("\(path.path): exists; --force replaces it; nothing was restored")
                     throw HomeGateExit.targetNotEmpty
                 }
-                if !force, Backup.isNonEmptyDirectory(directory) {
-                    throw BackupError.notEmpty(directory)
-                }
                 let partial = path.deletingLastPathComponent().appendingPathComponent(".\(path.lastPathComponent).restore-\(getpid())").path
                 try Backup.writeFile(partial, contents: configuration.contents, mode: configuration.mode, exclusive: false)
                 configurationFile = (path.path, partial)
             }
             do {
+                let lock = try lockIfThere(directory)
+                defer { withExtendedLifetime(lock) {} }
                 try backup.restore(into: directory, replacing: force)
             } catch {
                 if let configurationFile { unlink(configurationFile.partial) }
@@ -117,11 +119,23 @@ struct RestoreCommand: ParsableCommand {
                 summary += "; the backup also holds the configuration file \(configuration.name): --config-out FILE writes it"
             }
             print(summary)
+        } catch let error as DataDirectoryLock.Failure {
+            printError("\(error.description); nothing was restored")
+            throw error.isHeld ? HomeGateExit.dataDirectoryInUse : HomeGateExit.ioError
         } catch let error as BackupError {
             printError(error.kind == .notEmpty ? "\(error.description); nothing was restored" : error.description)
             if error.kind.isDamagedFile { throw HomeGateExit.damagedBackup }
             if error.kind == .notEmpty { throw HomeGateExit.targetNotEmpty }
             throw error.kind == .missing ? HomeGateExit.noInput : HomeGateExit.ioError
         }
+    }
+
+    /// The lock of `directory` if it exists, held while the restore replaces it: a gateway
+    /// running on it is refused (it would go on with the old store, then write over the
+    /// restored one), and none can start on it meanwhile.
+    private func lockIfThere(_ directory: String) throws(DataDirectoryLock.Failure) -> DataDirectoryLock? {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else { return nil }
+        return try DataDirectoryLock.acquire(directory)
     }
 }

@@ -22,6 +22,9 @@ enum HomeGateExit {
     static let targetNotEmpty = ExitCode(73)
     /// Reading or writing a file failed (`EX_IOERR`).
     static let ioError = ExitCode(74)
+    /// The data directory is in use by a running gateway (`EX_TEMPFAIL`): `run` finds another
+    /// gateway on it, `restore` a gateway to stop first.
+    static let dataDirectoryInUse = ExitCode(75)
 }
 
 /// Writes `homegate: error: <message>` to standard error.

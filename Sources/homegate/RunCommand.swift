@@ -48,7 +48,8 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let (group, logger, maintenance) = try await assemble()
+        let (group, logger, maintenance, lock) = try await assemble()
+        defer { withExtendedLifetime(lock) {} } // held until the gateway has stopped
         do {
             try await group.run()
         } catch let error as ClientError where error.isConnectionRefusal {
@@ -70,12 +71,13 @@ struct RunCommand: AsyncParsableCommand {
 
     /// Reads the configuration and the store and makes every part, ready to run. (Its own
     /// function, so the configuration file's model is let go once the parts are made.)
-    private func assemble() async throws -> (ServiceLifecycle.ServiceGroup, Logger, GatewayMaintenance?) {
+    private func assemble() async throws -> (ServiceLifecycle.ServiceGroup, Logger, GatewayMaintenance?, DataDirectoryLock) {
         let started = ContinuousClock.now
         var file = try loadConfiguration()
         let logger = LogSetup.bootstrap(level: file.logLevel)
         logger.debug("configuration read in \(started.duration(to: .now)), \(Gateway.residentMemory)")
         try prepareDataDirectory(file.dataDirectory, logger: logger)
+        let lock = try lockDataDirectory(file.dataDirectory)
         file.mqtt.will = MQTTService.offlineMessage(baseTopic: file.baseTopic)
         let client: MQTT.Client
         do {
@@ -187,7 +189,7 @@ struct RunCommand: AsyncParsableCommand {
         }))
         var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(15)
-        return (ServiceLifecycle.ServiceGroup(configuration: configuration), logger, maintenance)
+        return (ServiceLifecycle.ServiceGroup(configuration: configuration), logger, maintenance, lock)
     }
 
     /// The web page (`ui:`), if configured: its server and the broker connection that feeds it,
@@ -239,6 +241,17 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     /// Creates the data directory with mode 0700 if it does not exist.
+    /// Takes the data directory's lock, or says who holds it: exit 75 when another gateway runs
+    /// on it, 78 when the lock file cannot be made.
+    private func lockDataDirectory(_ path: String) throws -> DataDirectoryLock {
+        do {
+            return try DataDirectoryLock.acquire(path)
+        } catch {
+            printError(error.description)
+            throw error.isHeld ? HomeGateExit.dataDirectoryInUse : HomeGateExit.configuration
+        }
+    }
+
     private func prepareDataDirectory(_ path: String, logger: Logger) throws {
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) {

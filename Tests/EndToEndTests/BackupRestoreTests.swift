@@ -119,6 +119,41 @@ import TestSupport
         #expect(try await pairings.waitForExit() == 0, "the restored store opens: \(pairings.output)")
     }
 
+    @Test("a data directory a gateway runs on: a second gateway exits 75 naming the first, restore --force exits 75 and changes nothing; once it stopped (even by SIGKILL), both work")
+    func dataDirectoryInUse() async throws {
+        let (folder, file) = try await Self.smallBackup()
+        let fixture = try await GatewayFixture.start(config: Self.config, folder: folder)
+        let data = folder.appendingPathComponent("data").path
+        let pid = fixture.gateway.child.pid
+        #expect(try String(contentsOfFile: data + "/homegate.lock", encoding: .utf8) == "\(pid)\n")
+
+        let second = try HomeGateProcess(["run", "--config", fixture.configFile, "--mqtt-url", fixture.broker.url.description, "--data-dir", data])
+        #expect(try await second.waitForExit() == 75)
+        #expect(second.output.contains("homegate: error: \(data) is in use by a running gateway (process \(pid) holds homegate.lock); stop it first"),
+                "\(second.output)")
+        #expect(!second.output.contains("online"), "the second gateway never connected: \(second.output)")
+
+        let before = Self.listing(data)
+        let store = try Data(contentsOf: URL(fileURLWithPath: data + "/homegate.sqlite"))
+        let restore = try HomeGateProcess(["restore", file, "--data-dir", data, "--force"])
+        #expect(try await restore.waitForExit() == 75)
+        #expect(restore.output.contains("is in use by a running gateway (process \(pid) holds homegate.lock); stop it first; nothing was restored"),
+                "\(restore.output)")
+        #expect(Self.listing(data) == before)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: data + "/homegate.sqlite")) == store)
+        #expect(fixture.gateway.child.exit.value == nil, "the running gateway goes on")
+
+        // SIGKILL: the kernel lets the lock go with the process.
+        fixture.gateway.signal(SIGKILL)
+        #expect(try await fixture.gateway.waitForExit() == -SIGKILL)
+        let forced = try HomeGateProcess(["restore", file, "--data-dir", data, "--force"])
+        #expect(try await forced.waitForExit() == 0, "\(forced.output)")
+        #expect(Self.listing(data) == ["homegate.sqlite", "notes.txt"], "the lock file went with the old directory")
+        let again = try await GatewayFixture.start(config: Self.config, broker: fixture.broker, folder: folder)
+        try await again.stop()
+        await fixture.watcher.stop()
+    }
+
     @Test("a damaged backup (a byte flipped, truncated, not a backup, from a newer HomeGate) is refused naming the file and the problem; nothing is written")
     func damagedBackups() async throws {
         let (folder, file) = try await Self.smallBackup()
