@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import MQTT
 
 /// A real Mosquitto broker for one test: the project's `config/mosquitto.conf` with the listener
@@ -161,8 +162,22 @@ public enum TemporaryDirectory {
 
 /// Free TCP ports on 127.0.0.1.
 public enum FreePort {
-    /// A port the kernel just gave out and released.
+    /// The ports handed out so far in this process.
+    private static let handedOut = Mutex<Set<Int>>([])
+
+    /// A port the kernel just gave out and released, never one handed out before in this
+    /// process: a fixture that stops and starts again on its port (a restarted broker or peer)
+    /// does not find another test's fixture there.
     public static func next() throws -> Int {
+        for _ in 0..<100 {
+            let port = try kernelPort()
+            if handedOut.withLock({ $0.insert(port).inserted }) { return port }
+        }
+        throw FixtureError("the kernel gave out only ports already handed out")
+    }
+
+    /// A port the kernel gives a socket bound to port 0, released.
+    private static func kernelPort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw FixtureError("socket() failed") }
         defer { close(fd) }
