@@ -111,6 +111,8 @@ import HomeModel
         "Aqara Hub-1563 Pairing Mode": "a characteristic of a service the device marks hidden: HomeKit never shows hidden services",
         "Airversa AP2 1808 Provision Preferred Thread Credentials":
             "it gives the device the credentials of a Thread network Home Assistant knows; the gateway knows none to give",
+        "Nanoleaf Strip 3B32 Provision Preferred Thread Credentials":
+            "it gives the device the credentials of a Thread network Home Assistant knows; the gateway knows none to give",
         "LG webOS TV AF80": "a media player: Home Assistant's MQTT integration has none (the television is a power switch, an input select and remote-key buttons)",
     ]
 
