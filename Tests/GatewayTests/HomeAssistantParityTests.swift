@@ -10,7 +10,8 @@ import HomeModel
 /// that Home Assistant's own HomeKit integration (`homekit_controller`) has a snapshot of, the
 /// entities it makes (`Tests/Fixtures/hap/zoo/homekit_controller_entities.tsv`) are matched one
 /// by one, field by field (platform, device class, entity category, unit, state class), against
-/// the components of HomeGate's discovery configs for the same database.
+/// the components of HomeGate's discovery config for the same accessory (by aid) of the same
+/// database.
 @Suite struct HomeAssistantParityTests {
     /// One entity as Home Assistant's registry has it.
     struct Reference: Hashable, CustomStringConvertible {
