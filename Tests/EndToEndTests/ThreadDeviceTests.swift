@@ -11,7 +11,7 @@ import TestSupport
 @Suite(.serialized) struct ThreadDeviceTests {
     /// Thread devices read every second (not every 30 s), so a silent one is noticed within the test.
     static let config = HAPEndToEndTests.config + "\nhap:\n  thread_keep_alive: 1\n"
-    static let threadDevices = ["airversa_ap2", "eve_energy", "nanoleaf_bulb"]
+    static let threadDevices = ["airversa_ap2", "eve_energy", "nanoleaf_bulb", "nanoleaf_strip_nl55"]
 
     @Test("a Thread device pairs over CoAP; every visible characteristic has a topic with the device's value; one write per writable format is acknowledged", arguments: threadDevices)
     func threadDeviceWorks(_ database: String) async throws {

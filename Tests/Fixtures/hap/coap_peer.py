@@ -16,7 +16,13 @@ zoo_peer.py's Database); it must hold one accessory, served as aid 1's GATT data
 Resources (every request a POST; answers 2.04 Changed):
 - `/0` identify: empty payload, answered with an empty 2.04 (paired or not, as aiohomekit uses it).
 - `/1` pair-setup M1..M6 and `/2` pair-verify M1..M4: plain TLV8 bodies, as /pair-setup and
-  /pair-verify over IP (SRP-6a 3072/SHA-512 with B, S and the hashes padded to 384 bytes).
+  /pair-verify over IP. SRP-6a 3072/SHA-512 as Apple's HomeKitADK computes it on the accessory
+  side (Sources/HAP/SRPClient.swift has the formulas): u over A and B padded to 384 bytes, K the
+  hash of S without its leading zero bytes, M1 over A and B without theirs. The peer draws b
+  again until B has no leading zero byte, so B is the same however it is written. aiohomekit
+  pads A and S instead; when the controller's A or the shared S starts with a zero byte (2
+  exchanges in 256) the two disagree, the peer refuses M3 as such a device would (error 2) and
+  prints an `srp-convention` line saying which.
 - `/` after pair-verify, keyed by the controller's address and port: ChaCha20-Poly1305 with no
   AAD, nonce 4 zero bytes + 64-bit little-endian counter, a counter per direction from 0; keys by
   HKDF-SHA512 from the X25519 secret: "Control-Salt"/"Control-Write-Encryption-Key" (requests),
@@ -384,29 +390,41 @@ def padded(number):
     return number.to_bytes(PAD, "big")
 
 
+def minimal(number):
+    """The big-endian bytes of `number` without leading zero bytes."""
+    return number.to_bytes(max(1, (number.bit_length() + 7) // 8), "big")
+
+
 class SRPServer:
-    """One pair-setup's SRP: every number padded to 384 bytes where the specification pads it."""
+    """One pair-setup's SRP, as Apple's HomeKitADK computes it on the accessory side."""
 
     def __init__(self, pincode):
         self.salt = secrets.token_bytes(16)
         x = int.from_bytes(sha512(self.salt, sha512(b"Pair-Setup:" + pincode.encode())), "big")
         self.verifier = pow(G, x, N)
-        self.b = int.from_bytes(secrets.token_bytes(32), "big")
         k = int.from_bytes(sha512(padded(N), padded(G)), "big")
-        self.B = (k * self.verifier + pow(G, self.b, N)) % N
+        while True:  # a B without a leading zero byte reads the same padded or not
+            self.b = int.from_bytes(secrets.token_bytes(32), "big")
+            self.B = (k * self.verifier + pow(G, self.b, N)) % N
+            if self.B >> (8 * (PAD - 1)):
+                break
         self.key = None
+        self.disagreement = None
 
     def verify(self, a_bytes, proof):
-        """The accessory's proof (M2) if the controller's (M1) is right, else None."""
+        """The accessory's proof (M2) if the controller's (M1) is right, else None (then
+        `disagreement` says where a controller that pads A or S would have computed another M1)."""
         A = int.from_bytes(a_bytes, "big")
         if A % N == 0:
             return None
         u = int.from_bytes(sha512(padded(A), padded(self.B)), "big")
         S = pow(A * pow(self.verifier, u, N), self.b, N)
-        key = sha512(padded(S))
-        group = bytes(x ^ y for x, y in zip(sha512(N.to_bytes(PAD, "big")), sha512(bytes([G]))))
-        expected = sha512(group, sha512(b"Pair-Setup"), self.salt, padded(A), padded(self.B), key)
+        key = sha512(minimal(S))
+        group = bytes(x ^ y for x, y in zip(sha512(minimal(N)), sha512(minimal(G))))
+        expected = sha512(group, sha512(b"Pair-Setup"), self.salt, minimal(A), minimal(self.B), key)
         if not secrets.compare_digest(expected, bytes(proof)):
+            leading_zero = [name for name, number in (("A", A), ("S", S)) if number >> (8 * (PAD - 1)) == 0]
+            self.disagreement = leading_zero or None
             return None
         self.key = key
         return sha512(padded(A), expected, key)
@@ -533,6 +551,8 @@ class Peer:
         if step == 3:
             proof = setup["srp"].verify(request.get(T_PUBLIC_KEY, b""), request.get(T_PROOF, b""))
             if proof is None:
+                if setup["srp"].disagreement:
+                    emit("srp-convention", leading_zero=setup["srp"].disagreement)
                 self.setups.pop(remote, None)
                 return state_error(4, E_AUTHENTICATION)
             return tlv(T_STATE, b"\x04") + tlv(T_PROOF, proof)
