@@ -165,32 +165,40 @@ public enum FreePort {
     /// The ports handed out so far in this process.
     private static let handedOut = Mutex<Set<Int>>([])
 
-    /// A port the kernel just gave out and released, never one handed out before in this
-    /// process: a fixture that stops and starts again on its port (a restarted broker or peer)
-    /// does not find another test's fixture there.
+    /// A free port below the kernel's ephemeral range, never one handed out before in this
+    /// process.
+    ///
+    /// Below the ephemeral range (`/proc/sys/net/ipv4/ip_local_port_range`), no outgoing
+    /// connection's local port and no listener bound to port 0 can take it between now and the
+    /// fixture's bind (a port the kernel gave out for port 0 could be: an ejabberd node once
+    /// found its port in use); and a fixture that stops and starts again on its port (a
+    /// restarted broker or peer) does not find another test's fixture there.
     public static func next() throws -> Int {
-        for _ in 0..<100 {
-            let port = try kernelPort()
-            if handedOut.withLock({ $0.insert(port).inserted }) { return port }
+        let range = 10_000..<ephemeralStart()
+        for _ in 0..<1000 {
+            let port = Int.random(in: range)
+            guard isFree(port), handedOut.withLock({ $0.insert(port).inserted }) else { continue }
+            return port
         }
-        throw FixtureError("the kernel gave out only ports already handed out")
+        throw FixtureError("no free port in \(range.lowerBound)-\(range.upperBound - 1) after 1000 tries")
     }
 
-    /// A port the kernel gives a socket bound to port 0, released.
-    private static func kernelPort() throws -> Int {
+    /// The first port of the kernel's ephemeral range (32768 when it cannot be read).
+    private static func ephemeralStart() -> Int {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        guard let first = text.split(whereSeparator: \.isWhitespace).first.flatMap({ Int($0) }), first > 10_100 else { return 32_768 }
+        return first
+    }
+
+    /// Whether a TCP socket can bind 127.0.0.1:`port` now (and let it go again).
+    private static func isFree(_ port: Int) -> Bool {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw FixtureError("socket() failed") }
+        guard fd >= 0 else { return false }
         defer { close(fd) }
-        var address = loopback(port: 0)
-        let bound = withUnsafePointer(to: &address) {
+        var address = loopback(port: port)
+        return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard bound == 0 else { throw FixtureError("bind() failed") }
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
-        }
-        return Int(UInt16(bigEndian: address.sin_port))
+        } == 0
     }
 
     /// Whether something accepts TCP connections on 127.0.0.1:`port`.

@@ -669,8 +669,23 @@ def checks(run):
     requests = lambda: int(driver.execute_script("return document.querySelector(arguments[0])?.dataset.requests ?? 0", f"{page.tile(camera)} figure"))
     first = requests()
     page.wait(lambda: requests() > first, "the visible camera tile asking for a new snapshot", 25)
+    # Scrolled away, it stops: no next ask pending, and none made until it is on the screen again.
+    state = lambda: driver.execute_script("const figure = document.querySelector(arguments[0]); return [figure.dataset.onScreen, figure.dataset.nextAsk]",
+                                          f"{page.tile(camera)} figure")
+    page.wait(lambda: state() == ["true", "pending"], "the visible camera tile with its next ask pending", 25)
+    # (A spacer of the test's own below the page, so that there is somewhere to scroll the tile away to.)
+    driver.execute_script("const spacer = document.createElement('div'); spacer.id = 'test-spacer'; spacer.style.height = '300vh';"
+                          "document.body.append(spacer); window.scrollTo(0, document.body.scrollHeight)")
+    page.wait(lambda: state() == ["false", "none"], "the camera tile off the screen with no ask pending", 10)
+    away = requests()
+    driver.execute_script("document.querySelector(arguments[0]).scrollIntoView({block: 'center'})", page.tile(camera))
+    page.wait(lambda: state() == ["true", "pending"], "the camera tile on the screen again, asking", 25)
+    driver.execute_script("document.getElementById('test-spacer').remove()")
+    if requests() != away + 1:
+        raise Failure(f"the camera tile asked {requests() - away} times for a snapshot around being scrolled away and back (expected 1, on its return)")
     log(f"7. paired the HAP peer from the browser by address ({outcome}): its Desk Lamp is on the home view, reachable, behind its bridge; "
-        "the Porch Camera's tile shows its snapshot and asks for a new one while it is on the screen")
+        "the Porch Camera's tile shows its snapshot and asks for a new one while it is on the screen; scrolled away it stops (nothing pending), "
+        "and asks at once when it is back")
 
     # 8. bob, a guest: no management controls; a forged request is refused.
     page.act(lambda: page.one("[data-testid=logout]", "the logout button").click(), "logging out")

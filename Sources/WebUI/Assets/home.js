@@ -219,8 +219,14 @@ function tileSnapshot(ctx, home, accessory) {
   let visible = false;
   let timer = null;
   let stopped = false;
+  // What the tile is doing, for the browser test: on the screen or not, a next ask pending or not.
+  const mark = () => {
+    figure.dataset.onScreen = String(visible);
+    figure.dataset.nextAsk = timer === null ? "none" : "pending";
+  };
   const take = async () => {
     timer = null;
+    mark();
     if (stopped || !visible || document.visibilityState !== "visible") return;
     figure.dataset.requests = String(Number(figure.dataset.requests ?? 0) + 1);
     try {
@@ -235,13 +241,14 @@ function tileSnapshot(ctx, home, accessory) {
     clearTimeout(timer);
     timer = null;
     if (!stopped && visible && document.visibilityState === "visible") timer = setTimeout(take, SNAPSHOT_EVERY_MS);
+    mark();
   };
   const observer = new IntersectionObserver((entries) => {
     const now = entries.some((entry) => entry.isIntersecting);
-    if (now && !visible) { visible = true; clearTimeout(timer); take(); } else if (!now) { visible = false; clearTimeout(timer); timer = null; }
+    if (now && !visible) { visible = true; clearTimeout(timer); take(); } else if (!now) { visible = false; clearTimeout(timer); timer = null; mark(); }
   });
   observer.observe(figure);
-  const onVisibility = () => { if (document.visibilityState === "visible" && visible) take(); else { clearTimeout(timer); timer = null; } };
+  const onVisibility = () => { if (document.visibilityState === "visible" && visible) take(); else { clearTimeout(timer); timer = null; mark(); } };
   document.addEventListener("visibilitychange", onVisibility);
   ctx.cleanup(() => {
     stopped = true;
