@@ -52,7 +52,8 @@ import HomeModel
     }
 
     /// The key prefixes of entities of single characteristics.
-    static let characteristicEntityKeys = Set(ComponentBuilder.standardEntities.keys).union(ComponentBuilder.vendorEntities.keys)
+    static let characteristicEntityKeys = Set(ComponentBuilder.standardEntities.keys)
+        .union(ComponentBuilder.vendorEntities.keys.map { String($0.split(separator: "/").last ?? Substring($0)) }) // `connectsense/energy`: `energy_<iid>`
 
     // MARK: Device, origin, availability
 

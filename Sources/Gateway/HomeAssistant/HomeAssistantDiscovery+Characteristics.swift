@@ -96,13 +96,20 @@ extension ComponentBuilder {
         "motion-duration": Entity(kind: .number(unit: "s"), name: "Motion Duration", category: "config"),
         "motion-sensitivity": Entity(kind: .select, name: "Motion Sensitivity", category: "config"),
         "clear-hold": Entity(kind: .button, name: "Clear Hold", category: nil),
+        // One vendor's own take, by `vendor/name`, before the name alone: as Home Assistant's
+        // integration makes them, ConnectSense's 20 A current is a current too, and its energy
+        // counter a measurement (Eve's is total_increasing).
+        "connectsense/current-20a": Entity(kind: .sensor(deviceClass: "current", unit: "A", stateClass: "measurement"), name: "Current",
+                                           category: nil),
+        "connectsense/energy": Entity(kind: .sensor(deviceClass: "energy", unit: "kWh", stateClass: "measurement"), name: "Energy",
+                                      category: nil),
     ]
 
     /// The entity a characteristic of `service` gives, if any.
     static func entity(for characteristic: Characteristic, in service: Service) -> (key: String, entity: Entity)? {
         let found: (String, Entity)?
         if let vendor = Catalog.standard.vendorCharacteristic(characteristic.uuid) {
-            found = vendorEntities[vendor.name].map { (vendor.name, $0) }
+            found = (vendorEntities["\(vendor.vendor)/\(vendor.name)"] ?? vendorEntities[vendor.name]).map { (vendor.name, $0) }
         } else {
             found = standardEntities[characteristic.type].map { (characteristic.type, $0) }
         }
