@@ -83,7 +83,8 @@ extension ComponentBuilder {
         "energy": Entity(kind: .sensor(deviceClass: "energy", unit: "kWh", stateClass: "total_increasing"), name: "Energy", category: nil),
         "voltage": Entity(kind: .sensor(deviceClass: "voltage", unit: "V", stateClass: "measurement"), name: "Voltage", category: nil),
         "current": Entity(kind: .sensor(deviceClass: "current", unit: "A", stateClass: "measurement"), name: "Current", category: nil),
-        "air-pressure": Entity(kind: .sensor(deviceClass: "atmospheric_pressure", unit: "hPa", stateClass: "measurement"), name: "Air Pressure",
+        // Eve Degree's air pressure is a `pressure` sensor in Home Assistant's own integration.
+        "air-pressure": Entity(kind: .sensor(deviceClass: "pressure", unit: "hPa", stateClass: "measurement"), name: "Air Pressure",
                                category: nil),
         "noise": Entity(kind: .sensor(deviceClass: "sound_pressure", unit: "dB", stateClass: "measurement"), name: "Noise", category: nil),
         "voc-density-ppm": Entity(kind: .sensor(deviceClass: "volatile_organic_compounds_parts", unit: "ppm", stateClass: "measurement"),
@@ -92,7 +93,8 @@ extension ComponentBuilder {
         "sleep-mode": Entity(kind: .toggle, name: "Sleep Mode", category: "config"),
         "volume": Entity(kind: .number(unit: nil), name: "Volume", category: "config"),
         "spray-level": Entity(kind: .number(unit: nil), name: "Spray Quantity", category: "config"),
-        "elevation": Entity(kind: .number(unit: "m"), name: "Elevation", category: "config"),
+        // Without a unit, as Home Assistant's own integration has it (the catalog says metres).
+        "elevation": Entity(kind: .number(unit: nil), name: "Elevation", category: "config"),
         "motion-duration": Entity(kind: .number(unit: "s"), name: "Motion Duration", category: "config"),
         "motion-sensitivity": Entity(kind: .select, name: "Motion Sensitivity", category: "config"),
         "clear-hold": Entity(kind: .button, name: "Clear Hold", category: nil),
