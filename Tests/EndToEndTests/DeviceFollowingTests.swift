@@ -38,13 +38,7 @@ struct DeviceFollowingTests {
         static func with(_ body: (World) async throws -> Void) async throws {
             try await DiscoverNamespace.with(suffix: "-follow") { namespace in
                 let world = try await make(in: namespace)
-                do {
-                    try await body(world)
-                } catch {
-                    await world.stop()
-                    throw error
-                }
-                await world.stop()
+                try await withCleanup { try await body(world) } cleanup: { await world.stop() }
             }
         }
 

@@ -18,16 +18,14 @@ struct DiscoverTests {
             try await namespace.addMulticastRoute()
             let python = try DiscoverNamespace.venvPython()
             let advertiser = try namespace.start(python, [Self.advertiser, "--bridge-port", "51826", "--lightbulb-port", "51827"] + extra)
-            do {
+            try await withCleanup {
                 _ = try await advertiser.output.wait(timeout: .seconds(30), for: "the mDNS advertiser to be ready") { output in
                     output.contains("\"event\": \"ready\"") ? output : nil
                 }
                 try await body(namespace)
-            } catch {
+            } cleanup: {
                 await advertiser.stop(grace: .seconds(5))
-                throw error
             }
-            await advertiser.stop(grace: .seconds(5))
         }
     }
 
@@ -138,14 +136,7 @@ struct DiscoverNamespace {
     /// throws). `body` stops the processes it started in it.
     static func with<T>(suffix: String, _ body: (DiscoverNamespace) async throws -> T) async throws -> T {
         let namespace = try await create(suffix: suffix)
-        do {
-            let result = try await body(namespace)
-            await namespace.delete()
-            return result
-        } catch {
-            await namespace.delete()
-            throw error
-        }
+        return try await withCleanup { try await body(namespace) } cleanup: { await namespace.delete() }
     }
 
     /// Makes the namespace, or fails saying what is needed (root and iproute2).
