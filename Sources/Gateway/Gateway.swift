@@ -264,11 +264,12 @@ public actor Gateway {
     }
 
     /// The subscriptions: everything under the base (never our own messages back, retain flags
-    /// as published, so a retained set can be told; QoS 2, so no command arrives twice), and the
+    /// as published, so a retained set can be told; QoS 1, and the client hands a message the
+    /// broker re-sends after a reconnect on only once, so no command runs twice), and the
     /// synchronisation marker.
     var subscriptions: [Subscription] {
         var subscriptions = [
-            Subscription(try! TopicFilter("\(base)/#"), qos: .exactlyOnce, noLocal: true, retainAsPublished: true), // swiftlint:disable:this force_try
+            Subscription(try! TopicFilter("\(base)/#"), qos: .atLeastOnce, noLocal: true, retainAsPublished: true), // swiftlint:disable:this force_try
             Subscription(try! TopicFilter("\(base)/$sync/+"), qos: .atLeastOnce), // swiftlint:disable:this force_try
         ]
         // Home Assistant announces its restarts; the discovery configs are then published again.

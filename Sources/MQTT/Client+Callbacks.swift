@@ -70,6 +70,8 @@ extension Client {
             state.unsubscribedWhileDisconnected.removeAll()
             state.isConnected = true
             state.sessionPresent = sessionPresent
+            state.acceptedAt = .now
+            state.redeliveries.connectionBegan(sessionPresent: sessionPresent)
             return (toSubscribe, toUnsubscribe)
         }
         // On the network thread, as every subscribe and unsubscribe: nothing falls in between.
@@ -118,6 +120,12 @@ extension Client {
             properties: PropertyList.read(properties)
         )
         message.receivedAt = .now
+        if raw.qos == QoS.atLeastOnce.rawValue, !state.withLock({ $0.redeliveries.admit(mid: raw.mid, message) }) {
+            // Handed on at its first delivery; libmosquitto has acknowledged it again.
+            counters.redelivered()
+            logger.debug("the broker delivered message \(raw.mid) on \(topic) again after the reconnect; it was handled at its first delivery")
+            return
+        }
         counters.received()
         if let consumer {
             consumer.message(message)

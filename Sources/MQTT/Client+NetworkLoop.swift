@@ -10,6 +10,9 @@ extension Client {
     /// How long one wait of the loop may last: libmosquitto's keep-alive is checked at least
     /// this often (any signal, and the socket, wake it earlier).
     static let loopTimeout = Duration.seconds(1)
+    /// How long a connection must last, from the broker's CONNACK, for the next reconnect to start
+    /// again from the backoff's first wait.
+    static let settledConnection = Duration.seconds(10)
 
     /// The body of the network thread: connect, serve the connection, wait, reconnect, until a
     /// stop is requested or the broker refuses us for good.
@@ -26,7 +29,11 @@ extension Client {
             let outcome = connectAndServe(url)
             if stopRequested || fatalError != nil { break }
             if outcome.stage == .served {
-                backoff.reset()
+                // A connection the broker ends right after accepting it (a session it cannot
+                // serve, a broker in trouble) is a failed attempt: the waits grow as for a
+                // broker that is down, and the gateway never connects more than a few times a
+                // second. Only one that lasted resets the backoff.
+                if outcome.lasted >= Self.settledConnection { backoff.reset() }
                 index = 0
             } else if index + 1 < urls.count {
                 logger.warning("cannot reach the MQTT broker at \(url): \(describeDisconnect(outcome)); trying \(urls[index + 1])")
@@ -61,6 +68,8 @@ extension Client {
         }
 
         let stage: Stage
+        /// From the broker's CONNACK to the end (zero unless ``stage`` is `.served`).
+        var lasted: Duration = .zero
         /// The libmosquitto result that ended it.
         let code: Int32
         /// `errno` right after, which explains `MOSQ_ERR_ERRNO`.
@@ -95,15 +104,17 @@ extension Client {
         }
         let code = serveConnection()
         let lastErrno = errno
-        let wasConnected = state.withLock { state -> Bool in
+        let (wasConnected, acceptedAt) = state.withLock { state -> (Bool, ContinuousClock.Instant?) in
             defer {
                 state.isConnected = false
                 state.connectionAnnounced = false
+                state.acceptedAt = nil
             }
-            return state.isConnected
+            return (state.isConnected, state.acceptedAt)
         }
         connectionEnded()
-        return ConnectionOutcome(stage: wasConnected ? .served : .endedBeforeAccepted, code: code, errno: lastErrno)
+        guard wasConnected else { return ConnectionOutcome(stage: .endedBeforeAccepted, code: code, errno: lastErrno) }
+        return ConnectionOutcome(stage: .served, lasted: acceptedAt.map { $0.duration(to: .now) } ?? .zero, code: code, errno: lastErrno)
     }
 
     /// Runs libmosquitto's blocking connect (name lookup, TCP, TLS) on a thread of its own while

@@ -120,7 +120,7 @@ extension Client {
         guard recorded else { return false }
         var mid: Int32 = 0
         let options = configuration.protocolVersion == .v5 ? subscription.optionBits : 0
-        let rc = mosquitto_subscribe_v5(handle.pointer, &mid, filter.string, subscription.qos.rawValue, options, nil)
+        let rc = mosquitto_subscribe_v5(handle.pointer, &mid, filter.string, subscription.qosOnTheWire.rawValue, options, nil)
         guard rc == MOSQ_ERR_SUCCESS.rawValue else {
             if rc != MOSQ_ERR_NO_CONN.rawValue { logger.error("could not send the subscription to \(filter): \(Library.describe(rc, errno: errno))") }
             return false // the connection is going: it is made at the next connect

@@ -68,6 +68,7 @@ public final class Client: Sendable {
         backlog = Backlog(limit: configuration.incomingBufferLimit, wait: eventLoop.networkWait)
         messageSink = MessageQueue(backlog: backlog)
         messages = Messages(messageSink)
+        state.withLock { $0.redeliveries = RedeliveryFilter(window: Self.redeliveryWindow(for: configuration.protocolVersion)) }
         do {
             try Callbacks.install(on: pointer, owner: Unmanaged.passUnretained(self).toOpaque())
             try applyOptions()
@@ -299,6 +300,18 @@ public final class Client: Sendable {
     /// Where Debian keeps the system's trusted certificates.
     static let systemCAFolder = "/etc/ssl/certs"
 
+    /// The Receive Maximum announced in CONNECT (libmosquitto's default, MQTT 5): the broker never
+    /// has more QoS 1 and 2 messages to us unacknowledged at once.
+    static let receiveMaximum = 20
+
+    /// How many received QoS 1 messages the redelivery filter remembers: with MQTT 5 the Receive
+    /// Maximum, which bounds what the broker can re-send; MQTT 3.1.1 announces none, so a bound
+    /// above any broker's usual in-flight limit (Mosquitto's `max_inflight_messages`, 20 by
+    /// default; 1,000 in the overload tests).
+    static func redeliveryWindow(for version: ProtocolVersion) -> Int {
+        version == .v5 ? receiveMaximum : 1_000
+    }
+
     /// MQTT 5 DISCONNECT reason code "Disconnect with Will Message".
     static let disconnectWithWill: Int32 = 0x04
 
@@ -315,6 +328,7 @@ public final class Client: Sendable {
         let version = configuration.protocolVersion == .v5 ? MQTT_PROTOCOL_V5 : MQTT_PROTOCOL_V311
         try Library.check(mosquitto_int_option(pointer, MOSQ_OPT_PROTOCOL_VERSION, version), "protocol version")
         try Library.check(mosquitto_int_option(pointer, MOSQ_OPT_TCP_NODELAY, 1), "TCP_NODELAY")
+        try Library.check(mosquitto_int_option(pointer, MOSQ_OPT_RECEIVE_MAXIMUM, Int32(Self.receiveMaximum)), "receive maximum")
         if let username = configuration.effectiveUsername {
             try Library.check(mosquitto_username_pw_set(pointer, username, configuration.password?.value), "user name and password")
         }
@@ -365,6 +379,8 @@ extension Client {
         /// `.connected` has been emitted for the current connection.
         var connectionAnnounced = false
         var sessionPresent = false
+        /// When the broker accepted the current connection.
+        var acceptedAt: ContinuousClock.Instant?
         var stopRequestedAt: ContinuousClock.Instant?
         var hasRun = false
         var fatalError: ClientError?
@@ -387,6 +403,8 @@ extension Client {
         var isConnecting = false
         /// The broker of the current (or last) connection attempt.
         var currentURL: BrokerURL?
+        /// QoS 1 messages the broker may deliver again after a reconnect (``RedeliveryFilter``).
+        var redeliveries = RedeliveryFilter(window: Client.redeliveryWindow(for: .v5))
         /// ``run()`` has been finished (streams ended, calls failed, completion resumed).
         var finished = false
 

@@ -39,6 +39,13 @@ public struct Subscription: Sendable, Equatable {
         self.retainHandling = retainHandling
     }
 
+    /// The QoS asked of the broker: at most 1. A subscription at QoS 2 is delivered exactly once
+    /// all the same, by the client's ``RedeliveryFilter`` instead of libmosquitto's QoS 2 state,
+    /// which 2.0.11 corrupts when the broker re-sends a message after a reconnect (the copy is
+    /// queued twice and one never leaves; once they fill the Receive Maximum, every connection
+    /// ends at the broker's first message: docs/mqtt-api.md, "Choices").
+    var qosOnTheWire: QoS { qos == .exactlyOnce ? .atLeastOnce : qos }
+
     /// The MQTT 5 subscription options byte, without the QoS bits.
     var optionBits: Int32 {
         (noLocal ? 0x04 : 0) | (retainAsPublished ? 0x08 : 0) | (retainHandling.rawValue << 4)

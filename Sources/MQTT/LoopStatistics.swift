@@ -12,19 +12,24 @@ public struct LoopStatistics: Sendable, Equatable {
     public var pauses: Int
     /// How long reading was stopped, in all (including a pause under way).
     public var pausedTime: Duration
+    /// QoS 1 messages the broker delivered again after a reconnect, already handed on once and
+    /// not handed on again (``RedeliveryFilter``); not counted in ``received``.
+    public var redeliveries: Int
 
     /// Nothing done yet.
-    public init(received: Int = 0, waiting: Int = 0, pauses: Int = 0, pausedTime: Duration = .zero) {
+    public init(received: Int = 0, waiting: Int = 0, pauses: Int = 0, pausedTime: Duration = .zero, redeliveries: Int = 0) {
         self.received = received
         self.waiting = waiting
         self.pauses = pauses
         self.pausedTime = pausedTime
+        self.redeliveries = redeliveries
     }
 }
 
 /// The network loop's counters: written by the network thread, read by anyone.
 final class LoopCounters: Sendable {
     private let receivedCount = Atomic<Int>(0)
+    private let redeliveryCount = Atomic<Int>(0)
     private let pauseCount = Atomic<Int>(0)
     private let pausedNanoseconds = Atomic<Int>(0)
     /// When the pause under way began, in nanoseconds of ``ContinuousClock`` since ``origin``; -1: none.
@@ -33,6 +38,10 @@ final class LoopCounters: Sendable {
 
     func received() {
         receivedCount.add(1, ordering: .relaxed)
+    }
+
+    func redelivered() {
+        redeliveryCount.add(1, ordering: .relaxed)
     }
 
     /// Reading stopped (network thread).
@@ -52,7 +61,8 @@ final class LoopCounters: Sendable {
         let start = pauseStart.load(ordering: .relaxed)
         if start >= 0 { paused += nanosecondsSinceOrigin() - start }
         return LoopStatistics(received: receivedCount.load(ordering: .relaxed), waiting: waiting,
-                              pauses: pauseCount.load(ordering: .relaxed), pausedTime: .nanoseconds(paused))
+                              pauses: pauseCount.load(ordering: .relaxed), pausedTime: .nanoseconds(paused),
+                              redeliveries: redeliveryCount.load(ordering: .relaxed))
     }
 
     private func nanosecondsSinceOrigin() -> Int {

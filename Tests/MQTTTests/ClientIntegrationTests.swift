@@ -17,7 +17,10 @@ struct ClientIntegrationTests {
         }
         let received = try await subscriber.inbox.collect(20) { $0.topic.string == "test/qos/\(qos.rawValue)" }
         #expect(received.map(\.payloadString) == (0..<20).map { "message \($0)" }, "in order")
-        #expect(received.allSatisfy { $0.qos == qos && !$0.retain })
+        // A QoS 2 subscription is made at QoS 1 (``Subscription/qosOnTheWire``); the client's
+        // redelivery filter keeps it exactly once.
+        let delivered: QoS = qos == .exactlyOnce ? .atLeastOnce : qos
+        #expect(received.allSatisfy { $0.qos == delivered && !$0.retain })
         await publisher.stop()
         await subscriber.stop()
         await broker.stop()
