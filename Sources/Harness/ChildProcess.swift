@@ -114,7 +114,7 @@ public final class ChildProcess: @unchecked Sendable {
 
     /// Waits for the process to end and its output to be read; returns its exit status, or minus
     /// the signal that ended it.
-    public func waitForExit(timeout: Duration = .seconds(15)) async throws -> Int32 {
+    public func waitForExit(timeout: Duration = HangGuard.standard) async throws -> Int32 {
         do {
             let status = try await exit.wait(timeout: timeout, for: "process \(pid) to exit") { $0 }
             _ = try await outputComplete.wait(timeout: timeout, for: "the output of process \(pid)") { $0 ? true : nil }

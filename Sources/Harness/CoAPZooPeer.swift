@@ -71,7 +71,7 @@ public final class CoAPZooPeer: @unchecked Sendable {
     /// arrives within `timeout`. Lines look like `{"event": "write", "aid": 1, "iid": 51, "value": true}`
     /// (see coap_peer.py's docstring for all of them).
     @discardableResult
-    public func waitForLine(timeout: Duration = .seconds(10), where predicate: @escaping @Sendable (String) -> Bool) async throws -> String {
+    public func waitForLine(timeout: Duration = HangGuard.standard, where predicate: @escaping @Sendable (String) -> Bool) async throws -> String {
         try await script.waitForLine(timeout: timeout, where: predicate)
     }
 

@@ -176,7 +176,7 @@ public final class HAPPeer: @unchecked Sendable {
     /// The first write so far (over restarts) that matches `predicate`, else the first that
     /// arrives within `timeout`.
     @discardableResult
-    public func waitForWrite(timeout: Duration = .seconds(10), where predicate: (PeerWrite) -> Bool) async throws -> PeerWrite {
+    public func waitForWrite(timeout: Duration = HangGuard.standard, where predicate: (PeerWrite) -> Bool) async throws -> PeerWrite {
         try await waitForOutput(timeout: timeout, for: "a write to the HAP peer that matches") { text in
             Self.completeLines(of: text).lazy.compactMap(PeerWrite.init(line:)).first(where: predicate)
         }
@@ -187,7 +187,7 @@ public final class HAPPeer: @unchecked Sendable {
     /// `{"event": "paired", "controller": "<uuid>", "admin": true}` or
     /// `{"event": "unpaired", "controller": "<uuid>"}`.
     @discardableResult
-    public func waitForLine(timeout: Duration = .seconds(10), where predicate: (String) -> Bool) async throws -> String {
+    public func waitForLine(timeout: Duration = HangGuard.standard, where predicate: (String) -> Bool) async throws -> String {
         try await waitForOutput(timeout: timeout, for: "a line from the HAP peer that matches") { text in
             Self.completeLines(of: text).first(where: predicate)
         }

@@ -19,12 +19,12 @@ public final class HomeGateProcess: Sendable {
 
     /// Waits until the output contains `text`; returns the output so far.
     @discardableResult
-    public func waitForOutput(containing text: String, timeout: Duration = .seconds(15)) async throws -> String {
+    public func waitForOutput(containing text: String, timeout: Duration = HangGuard.standard) async throws -> String {
         try await child.output.wait(timeout: timeout, for: "homegate to print \"\(text)\"") { $0.contains(text) ? $0 : nil }
     }
 
     /// Waits for the process to end; returns its exit status, or minus the signal that ended it.
-    public func waitForExit(timeout: Duration = .seconds(15)) async throws -> Int32 {
+    public func waitForExit(timeout: Duration = HangGuard.standard) async throws -> Int32 {
         try await child.waitForExit(timeout: timeout)
     }
 

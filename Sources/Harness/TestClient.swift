@@ -9,7 +9,7 @@ public final class TestClient: Sendable {
     private let runTask: Task<Void, any Error>
 
     /// Connects with `configuration` and waits until the broker accepted the connection.
-    public static func connect(_ configuration: Configuration, timeout: Duration = .seconds(10)) async throws -> TestClient {
+    public static func connect(_ configuration: Configuration, timeout: Duration = HangGuard.standard) async throws -> TestClient {
         let client = try Client(configuration: configuration, logger: TestLogger.make("test-client"))
         let events = client.connectionEvents()
         let runTask = Task { try await client.run() }
@@ -81,22 +81,22 @@ public final class Inbox: Sendable {
     public var all: [Message] { recorder.value }
 
     /// Waits for the first message (received at any time) that satisfies `predicate`.
-    public func first(timeout: Duration = .seconds(10), where predicate: @escaping @Sendable (Message) -> Bool) async throws -> Message {
+    public func first(timeout: Duration = HangGuard.standard, where predicate: @escaping @Sendable (Message) -> Bool) async throws -> Message {
         try await recorder.wait(timeout: timeout, for: "a matching message") { $0.first(where: predicate) }
     }
 
     /// Waits for a message on `topic`, optionally with `payload`.
-    public func first(on topic: String, payload: String? = nil, timeout: Duration = .seconds(10)) async throws -> Message {
+    public func first(on topic: String, payload: String? = nil, timeout: Duration = HangGuard.standard) async throws -> Message {
         try await first(timeout: timeout) { $0.topic.string == topic && (payload == nil || $0.payloadString == payload) }
     }
 
     /// Waits until `extract` finds what it looks for in all the messages so far.
-    public func wait<T: Sendable>(timeout: Duration = .seconds(10), for what: String, until extract: @escaping @Sendable ([Message]) -> T?) async throws -> T {
+    public func wait<T: Sendable>(timeout: Duration = HangGuard.standard, for what: String, until extract: @escaping @Sendable ([Message]) -> T?) async throws -> T {
         try await recorder.wait(timeout: timeout, for: what, until: extract)
     }
 
     /// Waits until at least `count` messages satisfy `predicate`; returns them all.
-    public func collect(_ count: Int, timeout: Duration = .seconds(10), where predicate: @escaping @Sendable (Message) -> Bool) async throws -> [Message] {
+    public func collect(_ count: Int, timeout: Duration = HangGuard.standard, where predicate: @escaping @Sendable (Message) -> Bool) async throws -> [Message] {
         try await recorder.wait(timeout: timeout, for: "\(count) matching messages") { messages in
             let matches = messages.filter(predicate)
             return matches.count >= count ? matches : nil

@@ -82,7 +82,7 @@ public final class ZooPeer: @unchecked Sendable {
     /// The first complete line printed so far that matches `predicate`, else the first that
     /// arrives within `timeout`.
     @discardableResult
-    public func waitForLine(timeout: Duration = .seconds(10), where predicate: @escaping @Sendable (String) -> Bool) async throws -> String {
+    public func waitForLine(timeout: Duration = HangGuard.standard, where predicate: @escaping @Sendable (String) -> Bool) async throws -> String {
         try await script.waitForLine(timeout: timeout, where: predicate)
     }
 

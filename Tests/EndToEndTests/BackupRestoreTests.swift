@@ -5,7 +5,7 @@ import TestSupport
 /// `homegate backup` and `homegate restore` through the real binary: a paired device keeps
 /// working from a restored data directory without pairing again; damaged backups and non-empty
 /// directories are refused and nothing is written.
-@Suite(.serialized) struct BackupRestoreTests {
+@Suite(.serialized, .startsProcesses) struct BackupRestoreTests {
     static let config = HAPEndToEndTests.config
 
     static func mode(_ path: String) throws -> Int {

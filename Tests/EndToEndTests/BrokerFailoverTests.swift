@@ -5,7 +5,7 @@ import TestSupport
 
 /// `mqtt.url` as a list: the gateway moves to the next broker when its broker goes away, makes
 /// the new broker hold everything it asserts, and goes back to the first broker after a loss.
-@Suite("broker list and failover")
+@Suite("broker list and failover", .startsProcesses)
 struct BrokerFailoverTests {
     static let lamp = "homegate/demo-home/living-room/floor-lamp/lightbulb/brightness"
 

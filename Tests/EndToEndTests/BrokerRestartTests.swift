@@ -12,7 +12,7 @@ import TestSupport
 /// it may to the gateway's socket (its own debug log says so), and is stopped with those
 /// unacknowledged (saved in its persistence file); the gateway then reads them from the dead
 /// connection and acknowledges into it. The restarted broker re-sends every one of them.
-@Suite("The broker restarting under the gateway")
+@Suite("The broker restarting under the gateway", .startsProcesses)
 struct BrokerRestartTests {
     static let brightness = "homegate/demo-home/living-room/floor-lamp/lightbulb/brightness"
     /// More than the Receive Maximum (20), so the broker has a full window out and more queued.

@@ -7,7 +7,7 @@ import TestSupport
 /// peer's bridge (aid 5, "Porch Camera"): `$request/accessory/snapshot` publishes the exact JPEG
 /// the camera serves on `<accessory>/$snapshot`, a refusal publishes nothing, and Home
 /// Assistant's discovery has a camera component on that topic.
-@Suite(.serialized) struct CameraSnapshotTests {
+@Suite(.serialized, .startsProcesses) struct CameraSnapshotTests {
     static let config = HAPEndToEndTests.config + """
 
         home_assistant:

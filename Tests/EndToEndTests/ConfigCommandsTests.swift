@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// `homegate check-config` and `homegate topics` on the shipped configurations, as a user runs them.
-@Suite("homegate check-config and topics")
+@Suite("homegate check-config and topics", .startsProcesses)
 struct ConfigCommandsTests {
     static let demo = PackageRoot.url.appendingPathComponent("config/demo.yml").path
     static let example = PackageRoot.url.appendingPathComponent("config/homegate.example.yml").path

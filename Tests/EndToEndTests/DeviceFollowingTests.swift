@@ -7,7 +7,7 @@ import TestSupport
 /// mDNS as real accessories do, `homegate pair` and `homegate run` all run in it, and the test
 /// talks MQTT with `mosquitto_sub` and `mosquitto_pub` started in it. Needs root and iproute2,
 /// like `homegate discover`'s tests.
-@Suite("mDNS while running", .serialized)
+@Suite("mDNS while running", .serialized, .startsProcesses)
 struct DeviceFollowingTests {
     static let config = """
         base_topic: hgtest
@@ -73,7 +73,7 @@ struct DeviceFollowingTests {
         /// The first line the subscriber printed (`topic payload`) that matches, else the first
         /// that arrives within `timeout`.
         @discardableResult
-        func line(timeout: Duration = .seconds(20), _ what: String, where predicate: @escaping @Sendable (String) -> Bool) async throws -> String {
+        func line(timeout: Duration = HangGuard.standard, _ what: String, where predicate: @escaping @Sendable (String) -> Bool) async throws -> String {
             do {
                 return try await subscriber.output.wait(timeout: timeout, for: what) { text in
                     text.split(separator: "\n").map(String.init).first(where: predicate)

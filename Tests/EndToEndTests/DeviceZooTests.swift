@@ -6,7 +6,7 @@ import TestSupport
 /// The device zoo: real devices' accessory databases (aiohomekit's captured fixtures, see
 /// `Tests/Fixtures/hap/zoo/README.md`) served over real HAP by `zoo_peer.py`, paired with
 /// `homegate pair` and run by the real binary through a real Mosquitto.
-@Suite(.serialized) struct DeviceZooTests {
+@Suite(.serialized, .startsProcesses) struct DeviceZooTests {
     static let config = HAPEndToEndTests.config
     /// Whether `topic` has a 36-character UUID in it.
     static func hasUUID(_ topic: String) -> Bool {
@@ -158,7 +158,7 @@ import TestSupport
         try await fixture.stop()
     }
 
-    @Test("a hostile device (cut-off JSON, 100,000 nested arrays, a 10 MB body, an EVENT for nothing) is reported and kept unreachable; 10,000 characteristics are taken; the gateway and the other devices carry on")
+    @Test("a hostile device (cut-off JSON, 100,000 nested arrays, a 10 MB body, an EVENT for nothing) is reported and kept unreachable; 10,000 characteristics are taken; the gateway and the other devices carry on", .loadTest)
     func aHostileDeviceIsContained() async throws {
         let (lamp, eve, fixture, entries) = try await Self.lampAndEve("zoo-hostile")
         defer { Task { await lamp.stop(); await eve.stop() } }
@@ -263,7 +263,7 @@ import TestSupport
     }
 
     /// The first message received after the first `count` that matches.
-    static func next(_ client: TestClient, after count: Int, timeout: Duration = .seconds(20), where predicate: @escaping @Sendable (Message) -> Bool) async throws -> Message {
+    static func next(_ client: TestClient, after count: Int, timeout: Duration = HangGuard.standard, where predicate: @escaping @Sendable (Message) -> Bool) async throws -> Message {
         try await client.inbox.wait(timeout: timeout, for: "a matching message") { messages in
             messages.dropFirst(count).first(where: predicate)
         }

@@ -6,7 +6,7 @@ import TestSupport
 /// make: multicast never touches the machine's real interfaces. Needs root and iproute2 (`ip
 /// netns`), and the venv scripts/setup makes (python-zeroconf comes with HAP-python); without
 /// them the tests fail saying so.
-@Suite("homegate discover")
+@Suite("homegate discover", .startsProcesses)
 struct DiscoverTests {
     static let advertiser = PackageRoot.url.appendingPathComponent("Tests/Fixtures/hap/mdns_advertiser.py").path
 

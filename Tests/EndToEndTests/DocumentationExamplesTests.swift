@@ -6,7 +6,7 @@ import TestSupport
 /// block's command runs, and its output must match the `output` block that follows it (the
 /// `ms` figures aside). The mosquitto clients find the test's broker through shell functions
 /// that add `-h` and `-p`, so the commands are exactly as a user types them.
-@Suite("docs/mqtt-api.md examples")
+@Suite("docs/mqtt-api.md examples", .startsProcesses)
 struct DocumentationExamplesTests {
     struct Example {
         let command: String

@@ -4,7 +4,7 @@ import TestSupport
 
 /// Home Assistant discovery, per-service JSON, the metrics endpoint and the systemd unit, with the
 /// real gateway on a real broker.
-@Suite("ecosystem: Home Assistant, JSON per service, metrics, systemd")
+@Suite("ecosystem: Home Assistant, JSON per service, metrics, systemd", .startsProcesses)
 struct EcosystemTests {
     static func demo(extra: String) throws -> String {
         try GatewayFixture.demoText(appending: extra)

@@ -5,7 +5,7 @@ import TestSupport
 
 /// The gateway on a second broker implementation: ejabberd's MQTT service as a two-node cluster,
 /// the gateway on node A (with node B next in `mqtt.url`), clients on node B.
-@Suite("ejabberd cluster")
+@Suite("ejabberd cluster", .startsProcesses)
 struct EjabberdClusterTests {
     static let lamp = "homegate/demo-home/living-room/floor-lamp/lightbulb/brightness"
 

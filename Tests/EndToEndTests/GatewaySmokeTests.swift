@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// A first pass through the demo home: the fixture works and the main paths answer.
-@Suite("gateway smoke test on the demo home")
+@Suite("gateway smoke test on the demo home", .startsProcesses)
 struct GatewaySmokeTests {
     @Test("a set turns the lamp on: acknowledgement and retained value; the retained topics are exactly the layout's")
     func setAndHygiene() async throws {
@@ -20,7 +20,7 @@ struct GatewaySmokeTests {
     }
 }
 
-@Suite("gateway: reloads and repeated retained commands")
+@Suite("gateway: reloads and repeated retained commands", .startsProcesses)
 struct GatewayReloadTests {
     @Test("SIGHUP: an accessory and a bridge added to the file appear at once (retained values, $layout, settable); one removed from the file disappears; all as at the next start")
     func addedAndRemovedBySIGHUP() async throws {
@@ -130,7 +130,7 @@ struct GatewayReloadTests {
 }
 
 /// `online` means commands reach the engine.
-@Suite("online means ready")
+@Suite("online means ready", .startsProcesses)
 struct OnlineMeansReadyTests {
     @Test("a set sent the moment $state says online, at a first start (no session kept yet), is acknowledged", arguments: 1...4)
     func aSetSentOnOnlineIsAcknowledged(_ attempt: Int) async throws {

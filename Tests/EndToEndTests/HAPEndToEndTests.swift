@@ -5,7 +5,7 @@ import TestSupport
 
 /// HomeKit accessories paired with `homegate pair` and driven from `mosquitto_pub`, through the
 /// real broker, the real `homegate` binary and HAP-python as the accessory.
-@Suite(.serialized) struct HAPEndToEndTests {
+@Suite(.serialized, .startsProcesses) struct HAPEndToEndTests {
     static let config = """
         base_topic: hgtest
         log_level: info

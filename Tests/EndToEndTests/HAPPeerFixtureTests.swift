@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// The HAP-python peer fixture itself: it starts, listens, reports and stops.
-@Suite("HAP peer fixture")
+@Suite("HAP peer fixture", .startsProcesses)
 struct HAPPeerFixtureTests {
     @Test("the peer listens on its port on 127.0.0.1 and stops on SIGTERM")
     func startsListensAndStops() async throws {

@@ -8,7 +8,7 @@ import TestSupport
 /// simulator come back from `$request/history/get` in order, a bad request is refused and
 /// changes nothing, a rename keeps the history, `history: {enabled: false}` answers
 /// `history-off`, and `homegate backup` carries the history.
-@Suite(.serialized) struct HistoryEndToEndTests {
+@Suite(.serialized, .startsProcesses) struct HistoryEndToEndTests {
     static let brightness = "homegate/demo-home/living-room/floor-lamp/lightbulb/brightness"
     static let temperature = "homegate/demo-home/kitchen/kitchen-sensor/temperature-sensor/current-temperature"
 

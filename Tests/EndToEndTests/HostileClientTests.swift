@@ -6,7 +6,7 @@ import TestSupport
 /// A client that floods the gateway is contained: the gateway's memory stays bounded by its
 /// limits (`mqtt.incoming_buffer` messages waiting, `gateway.queue_limit` commands per
 /// characteristic), it answers the flood as it can, and other clients keep being served.
-@Suite("hostile MQTT clients")
+@Suite("hostile MQTT clients", .loadTest)
 struct HostileClientTests {
     @Test("a client flooding .../set and $request/... at full speed: another client's sets are still acknowledged, the gateway stays within its memory bounds and answers afterwards")
     func floodIsContained() async throws {

@@ -5,7 +5,7 @@ import TestSupport
 /// SIGTERM while a connection attempt hangs (a broker address whose packets vanish): the gateway
 /// stops at once, in a network namespace the test makes so nothing leaves the machine. Needs root
 /// and iproute2, like `homegate discover`'s tests.
-@Suite("stopping during a connection attempt")
+@Suite("stopping during a connection attempt", .startsProcesses)
 struct InterruptibleConnectTests {
     @Test("SIGTERM while the TCP connect to a broker that drops packets hangs: exit 0 within seconds, not minutes")
     func stopsDuringAHangingConnect() async throws {

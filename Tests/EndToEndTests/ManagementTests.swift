@@ -6,7 +6,7 @@ import TestSupport
 /// Section 7 end to end on the demo home: each kind of request through the real broker and
 /// binary, topics moving with no stale retained topic, HomeKit's room and bridge rules, action
 /// sets, group and zone writes with one aggregated acknowledgement.
-@Suite(.serialized) struct ManagementTests {
+@Suite(.serialized, .startsProcesses) struct ManagementTests {
     /// Waits until the watcher sees a message satisfying `condition` (the layout republished,
     /// a value published), then takes a snapshot of everything retained.
     static func after(_ fixture: GatewayFixture, _ condition: @escaping @Sendable (Message) -> Bool) async throws -> [String: String] {

@@ -7,7 +7,7 @@ import Wire
 /// Section 7 verb by verb on the demo home: every verb of the request table (pairing aside, it
 /// has tests of its own) succeeds with its effect visible in `$layout`, and each of its errors
 /// is answered with its code and changes nothing. One gateway per kind of object.
-@Suite(.serialized) struct ManagementVerbTests {
+@Suite(.serialized, .startsProcesses) struct ManagementVerbTests {
     typealias JSON = [String: Any]
 
     // MARK: Helpers

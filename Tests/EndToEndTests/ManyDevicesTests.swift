@@ -8,7 +8,7 @@ import TestSupport
 /// real Mosquitto, then a restart: every device reachable, one set on each acknowledged and
 /// carried out, a change each device makes by itself published. The times belong to the bench
 /// (`scripts/bench --only many`); this test waits on the conditions.
-@Suite(.serialized) struct ManyDevicesTests {
+@Suite(.serialized, .loadTest) struct ManyDevicesTests {
     static let count = 100
     static let config = HAPEndToEndTests.config
 

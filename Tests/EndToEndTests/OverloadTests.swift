@@ -8,7 +8,7 @@ import TestSupport
 /// the broker holds the rest, and every set it read is answered (carried out, or refused busy,
 /// -70403), exactly once. Real `mosquitto_pub -l` clients at full speed against the real binary,
 /// with the `mqtt.incoming_buffer: 100` that used to lose most of such a flood.
-@Suite("overload: backpressure, never a silent drop", .serialized)
+@Suite("overload: backpressure, never a silent drop", .serialized, .loadTest)
 struct OverloadTests {
     static let lamp = "homegate/demo-home/living-room/floor-lamp/lightbulb/on/set"
     static let clients = 3

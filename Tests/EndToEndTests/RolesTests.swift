@@ -7,7 +7,7 @@ import TestSupport
 /// a real Mosquitto enforces them, and the gateway runs the demo home as its own user. Admins may
 /// do everything; guests may read, set and get characteristics, identify and execute action sets,
 /// and nothing else (docs/roles.md).
-@Suite("Roles: homegate acl and passwd with a real Mosquitto")
+@Suite("Roles: homegate acl and passwd with a real Mosquitto", .startsProcesses)
 struct RolesTests {
     static let lamp = "homegate/demo-home/living-room/floor-lamp/lightbulb"
     /// MQTT 5 reason code "Not authorized": the broker's answer to a publish the ACL denies.
@@ -342,7 +342,7 @@ final class RolesSetup: Sendable {
     }
 
     /// A connected client logged in as `user`.
-    func client(_ user: String, password: String? = nil, id: String? = nil, timeout: Duration = .seconds(10)) async throws -> TestClient {
+    func client(_ user: String, password: String? = nil, id: String? = nil, timeout: Duration = HangGuard.standard) async throws -> TestClient {
         var configuration = TestClient.configuration(broker.url, id: id ?? user)
         configuration.username = user
         configuration.password = Secret(password ?? Self.passwords[user]!)

@@ -4,7 +4,7 @@ import TestSupport
 import MQTT
 
 /// `homegate run` as a user runs it: the real binary, a real Mosquitto, real clients.
-@Suite("homegate run, end to end")
+@Suite("homegate run, end to end", .startsProcesses)
 struct RunCommandTests {
     /// A config file in a fresh folder; the gateway's data folder lands next to it.
     static func writeConfig(_ body: String) throws -> (file: String, folder: URL) {

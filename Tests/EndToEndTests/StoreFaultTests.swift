@@ -7,7 +7,7 @@ import TestSupport
 /// database or is cut short stops the start with a clear error and leaves the file alone; a
 /// SIGKILL in the middle of management changes leaves the store and the retained topics
 /// consistent at the next start.
-@Suite("store and process faults", .serialized)
+@Suite("store and process faults", .serialized, .startsProcesses)
 struct StoreFaultTests {
     /// Runs the gateway once on the demo so the folder has a store; returns the folder.
     static func folderWithAStore() async throws -> (URL, Mosquitto) {

@@ -8,7 +8,7 @@ import TestSupport
 /// `CoAPPeerCrossCheckTests`), paired with `homegate pair --transport coap` or
 /// `$request/accessory/pair`, and run by the real binary through a real Mosquitto: the same
 /// checks as the IP zoo's, and a peer that misbehaves on the wire.
-@Suite(.serialized) struct ThreadDeviceTests {
+@Suite(.serialized, .startsProcesses) struct ThreadDeviceTests {
     /// Thread devices read every second (not every 30 s), so a silent one is noticed within the test.
     static let config = HAPEndToEndTests.config + "\nhap:\n  thread_keep_alive: 1\n"
     static let threadDevices = ["airversa_ap2", "eve_energy", "nanoleaf_bulb", "nanoleaf_strip_nl55"]

@@ -8,7 +8,7 @@ import TestSupport
 /// for the message or log line itself, and "nothing else happened" is checked after a round trip
 /// through the gateway (``GatewayFixture/roundTrip()``), which comes after everything the gateway
 /// published before it.
-@Suite("the MQTT tree contract, end to end")
+@Suite("the MQTT tree contract, end to end", .startsProcesses)
 struct TreeContractTests {
     static let home = "homegate/demo-home"
     static let floorLamp = "homegate/demo-home/living-room/floor-lamp"

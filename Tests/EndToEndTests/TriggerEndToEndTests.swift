@@ -7,7 +7,7 @@ import TestSupport
 /// Timer triggers through the real binary and a real broker. There is no request to add a
 /// trigger yet, so the tests put action sets and triggers into the store of a stopped gateway
 /// (the demo home, started once so that its store holds the layout) and start it again.
-@Suite("timer triggers end to end")
+@Suite("timer triggers end to end", .startsProcesses)
 struct TriggerEndToEndTests {
     static let lamp = "homegate/demo-home/living-room/floor-lamp/lightbulb"
     static let lampID: AccessoryID = "sim-lamp-1"
@@ -37,7 +37,7 @@ struct TriggerEndToEndTests {
     }
 
     /// The `$events` of kind `kind` the fixture's watcher has seen, decoded, once there are `count`.
-    static func events(_ kind: String, count: Int = 1, on fixture: GatewayFixture, timeout: Duration = .seconds(20)) async throws -> [[String: Any]] {
+    static func events(_ kind: String, count: Int = 1, on fixture: GatewayFixture, timeout: Duration = HangGuard.standard) async throws -> [[String: Any]] {
         let messages = try await fixture.watcher.inbox.collect(count, timeout: timeout) { message in
             message.topic.string == "\(fixture.base)/$events" && message.payloadString.contains("\"event\":\"\(kind)\"")
         }

@@ -5,7 +5,7 @@ import TestSupport
 /// The page's WebSocket through the real binary: the retained picture, then live messages (a set
 /// published through the page and its acknowledgement), and why it closes: sign-out (1008), the
 /// broker lost (1012); another site's page cannot open it.
-@Suite(.serialized) struct WebPageFeedTests {
+@Suite(.serialized, .startsProcesses) struct WebPageFeedTests {
     typealias Browser = WebPageTests.Browser
 
     /// The session cookie curl keeps in its jar (Netscape format: the value is the last field).

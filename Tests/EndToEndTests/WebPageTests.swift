@@ -5,7 +5,7 @@ import TestSupport
 /// The web page's server side through the real binary, a real Mosquitto and curl: sign-in against
 /// the users file and a password file made by `homegate passwd`, the cookie, CSRF and Origin
 /// checks, and the role check of every publish (the browser itself: Tests/WebUI, scripts/test-web-ui).
-@Suite(.serialized) struct WebPageTests {
+@Suite(.serialized, .startsProcesses) struct WebPageTests {
     /// What curl got: the status, the headers (lower-cased names) and the body.
     struct Answer {
         var status: Int

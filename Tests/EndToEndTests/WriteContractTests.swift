@@ -5,7 +5,7 @@ import TestSupport
 
 /// The MQTT contract's lines about writes, reads and acknowledgements (design sections 3, 4 and
 /// 9), each proved against a real Mosquitto and the real `homegate run`.
-@Suite("writes, gets and acknowledgements, end to end")
+@Suite("writes, gets and acknowledgements, end to end", .startsProcesses)
 struct WriteContractTests {
     static let lamp = "homegate/demo-home/living-room/floor-lamp/lightbulb"
     static let readingLamp = "homegate/demo-home/living-room/reading-lamp/lightbulb"

@@ -5,7 +5,7 @@ import TestSupport
 
 /// The HAP client against HAP-python 5.0.0 (the accessory peer): pairing, the accessory
 /// database, reads, writes (the peer prints what it received), events, timed writes, pairings.
-@Suite(.serialized) struct ClientPeerTests {
+@Suite(.serialized, .startsProcesses) struct ClientPeerTests {
     @Test func pairsReadsAndWritesTheLightbulb() async throws {
         let peer = try await HAPPeer.start()
         defer { Task { await peer.stop() } }

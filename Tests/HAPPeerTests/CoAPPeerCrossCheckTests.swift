@@ -5,7 +5,7 @@ import TestSupport
 /// The HAP-over-CoAP test peer (`Tests/Fixtures/hap/coap_peer.py`) against the reference client,
 /// aiohomekit 4.0.1's own CoAP controller (`coap_crosscheck.py`), and the Swift harness that
 /// starts it (``CoAPZooPeer``).
-@Suite(.serialized) struct CoAPPeerCrossCheckTests {
+@Suite(.serialized, .startsProcesses) struct CoAPPeerCrossCheckTests {
     @Test func aiohomekitsCoAPControllerAgreesWithThePeerOnEveryThreadDeviceOfTheZoo() async throws {
         let result = try await CoAPZooPeer.runCrossCheck()
         #expect(result.status == 0, "coap_crosscheck.py failed:\n\(result.output.suffix(6000))")

@@ -7,7 +7,7 @@ import TestSupport
 /// database (a real Thread device's): what the gateway's end-to-end tests do not reach directly:
 /// timed writes, a value the format cannot carry, an unknown characteristic, answers that come
 /// late (an empty ACK, then a separate response), non-confirmable events, a wrong setup code.
-@Suite(.serialized) struct CoAPSessionPeerTests {
+@Suite(.serialized, .startsProcesses) struct CoAPSessionPeerTests {
     /// The bulb's On (bool) and Hue (float) characteristics.
     static let on = CharacteristicAddress(aid: 1, iid: 51)
     static let hue = CharacteristicAddress(aid: 1, iid: 53)

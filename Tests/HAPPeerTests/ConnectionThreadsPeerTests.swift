@@ -5,7 +5,7 @@ import TestSupport
 
 /// HAP connections live on SwiftNIO's shared event loop group: many sessions add no threads
 /// (the former design started a reader thread per connection and a thread per connect).
-@Suite(.serialized) struct ConnectionThreadsPeerTests {
+@Suite(.serialized, .startsProcesses) struct ConnectionThreadsPeerTests {
     private static let sessions = 24
 
     @Test func manySessionsAddNoThreadPerSession() async throws {

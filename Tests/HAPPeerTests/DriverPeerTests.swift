@@ -9,7 +9,7 @@ import TestSupport
 
 /// The HAP driver against HAP-python: a bridge and the accessories behind it, writes, events,
 /// a dead peer noticed within 5 s, and a restarted one reachable again with values refreshed.
-@Suite(.serialized) struct DriverPeerTests {
+@Suite(.serialized, .startsProcesses) struct DriverPeerTests {
     private static func driver(for peer: HAPPeer) async throws -> (HAPDriver, Task<Void, Never>) {
         let (controller, pairing) = try await pairWithPeer(peer)
         let device = HAPDriver.Device(deviceID: pairing.pairingID, publicKey: pairing.publicKey, host: peer.host, port: peer.port,

@@ -6,7 +6,7 @@ import Wire
 /// Values from a device are published exactly as it sent them: float32 noise goes, digits never
 /// do, and `data` that is not base64 stays as sent. Through the binary: DeviceZooTests
 /// (ConnectSense's 0.03 A).
-@Suite("Device values exactly as sent")
+@Suite("Device values exactly as sent", .startsProcesses)
 struct ExactValueTests {
     @Test("float32 noise becomes the shortest decimal of the same float32", arguments: [
         (60.099998, 60.1), (0.28999999, 0.29), (120.5999984741211, 120.6), (379.69299, 379.693), (175.85001, 175.85),

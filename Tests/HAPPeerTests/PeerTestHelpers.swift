@@ -41,7 +41,7 @@ func address(_ database: [AccessoryDescription], aid: Int, type: String) throws 
 }
 
 /// Waits for the first element of `stream` that satisfies `predicate`, at most `timeout`.
-func first<Element: Sendable>(in stream: AsyncStream<Element>, within timeout: Duration = .seconds(10),
+func first<Element: Sendable>(in stream: AsyncStream<Element>, within timeout: Duration = HangGuard.standard,
                               where predicate: @escaping @Sendable (Element) -> Bool) async throws -> Element {
     try await withThrowingTaskGroup(of: Element?.self) { group in
         group.addTask {
@@ -101,7 +101,7 @@ final class EventLog<Element: Sendable>: @unchecked Sendable {
 
     /// Waits until the elements so far satisfy `predicate`, at most `timeout`; false if they never did.
     @discardableResult
-    func wait(within timeout: Duration = .seconds(10), until predicate: @escaping @Sendable ([Element]) -> Bool) async -> Bool {
+    func wait(within timeout: Duration = HangGuard.standard, until predicate: @escaping @Sendable ([Element]) -> Bool) async -> Bool {
         let satisfied = await withTaskGroup(of: Bool.self) { group in
             group.addTask {
                 await withCheckedContinuation { continuation in

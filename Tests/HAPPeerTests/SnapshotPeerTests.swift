@@ -10,7 +10,7 @@ import Wire
 
 /// Camera snapshots (`POST /resource`) against HAP-python's Camera on the peer's bridge (aid 5):
 /// the client's request and the driver's, the JPEG exactly as served, and the refusals.
-@Suite(.serialized) struct SnapshotPeerTests {
+@Suite(.serialized, .startsProcesses) struct SnapshotPeerTests {
     @Test func theClientGetsTheCamerasJPEGForTheAidAndSizeAskedFor() async throws {
         let peer = try await HAPPeer.start(camera: true)
         defer { Task { await peer.stop() } }

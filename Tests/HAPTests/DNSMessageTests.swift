@@ -578,7 +578,6 @@ final class FakeMDNSResponder: @unchecked Sendable {
     private let lock = NSLock()
     private var asked: [[DNSQuestion]] = []
     private var stopped = false
-    private let done = DispatchSemaphore(value: 0)
 
     var questions: [[DNSQuestion]] { lock.withLock { asked } }
 
@@ -613,10 +612,10 @@ final class FakeMDNSResponder: @unchecked Sendable {
         thread.start()
     }
 
+    /// Asks the responder's thread to end; it closes the socket itself within its 50 ms receive
+    /// timeout, so the caller (a test on the cooperative pool) never waits for it.
     func stop() {
         lock.withLock { stopped = true }
-        done.wait()
-        close(descriptor)
     }
 
     private func serve() {
@@ -636,7 +635,7 @@ final class FakeMDNSResponder: @unchecked Sendable {
                 pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(descriptor, reply, reply.count, 0, $0, senderLength) }
             }
         }
-        done.signal()
+        close(descriptor)
     }
 
     private static func answer(_ question: DNSQuestion) -> DNSRecord? {

@@ -5,7 +5,7 @@ import TestSupport
 
 /// libmosquitto's message ids wrap after 65,535 without checking which are in use: the table
 /// keeps every slot of an id, and the broker's acknowledgement goes to the oldest.
-@Suite("acknowledgements when message ids wrap")
+@Suite("acknowledgements when message ids wrap", .loadTest)
 struct AcknowledgementTableTests {
     @Test("slots of one id are taken first come, first served; a cancelled waiter's slot is replaced in place")
     func firstComeFirstServed() {

@@ -4,7 +4,7 @@ import TestSupport
 @testable import MQTT
 
 /// The client against a real Mosquitto started for each test on a free port.
-@Suite("MQTT client against Mosquitto")
+@Suite("MQTT client against Mosquitto", .startsProcesses)
 struct ClientIntegrationTests {
     @Test("publish and subscribe at each QoS", arguments: QoS.allCases)
     func publishSubscribe(qos: QoS) async throws {

@@ -6,7 +6,7 @@ import TestSupport
 /// A connection the broker ends right after accepting it counts as a failed attempt (issue 35):
 /// the waits grow instead of starting over at the first, so a client in such a loop never
 /// connects more than a few times a second.
-@Suite("Reconnects after connections that end at once")
+@Suite("Reconnects after connections that end at once", .startsProcesses)
 struct ReconnectBackoffTests {
     @Test("two clients with one client id take the session from each other: each one's waits grow, they do not reconnect at the first wait forever")
     func sessionTakeoverBacksOff() async throws {

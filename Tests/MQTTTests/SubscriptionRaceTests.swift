@@ -6,7 +6,7 @@ import TestSupport
 /// What the client records as subscribed is what the broker does, however calls, cancellations
 /// and reconnects interleave: every subscription change happens on the network thread, in order
 /// with libmosquitto's callbacks (the three races docs/mqtt-client.md once listed).
-@Suite("subscriptions racing reconnects and cancellations")
+@Suite("subscriptions racing reconnects and cancellations", .startsProcesses)
 struct SubscriptionRaceTests {
     @Test("subscribe and unsubscribe calls made while the broker restarts: after each restart the broker delivers exactly what the client records")
     func callsDuringReconnects() async throws {

@@ -79,7 +79,7 @@ public final class GatewayFixture: Sendable {
     /// Publishes `payload` to `topic` (a set or get) and returns the acknowledgement from
     /// `<topic>/result`, decoded.
     @discardableResult
-    public func command(_ topic: String, _ payload: String, retain: Bool = false, timeout: Duration = .seconds(15)) async throws -> [String: Any] {
+    public func command(_ topic: String, _ payload: String, retain: Bool = false, timeout: Duration = HangGuard.standard) async throws -> [String: Any] {
         let client = try await TestClient.connect(TestClient.configuration(broker.url, id: "commander"))
         try await client.subscribe("\(topic)/result")
         try await client.publish(topic, payload, qos: .atLeastOnce, retain: retain)

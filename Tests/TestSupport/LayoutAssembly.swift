@@ -66,7 +66,7 @@ extension GatewayFixture {
     /// Waits until the layout as the watcher received it (the latest message on each `$layout`
     /// topic) is whole and satisfies `predicate`; returns it. Woken by each message, never by polling.
     @discardableResult
-    public func currentLayout(timeout: Duration = .seconds(10), where predicate: @escaping @Sendable ([String: Any]) -> Bool) async throws -> [String: Any] {
+    public func currentLayout(timeout: Duration = HangGuard.standard, where predicate: @escaping @Sendable ([String: Any]) -> Bool) async throws -> [String: Any] {
         let base = base
         let prefix = "\(base)/$layout"
         let found = try await watcher.inbox.wait(timeout: timeout, for: "a $layout that satisfies the condition") { messages -> UncheckedBox? in
@@ -84,7 +84,7 @@ extension GatewayFixture {
 extension GatewayFixture {
     /// Waits until the layout the watcher received, written as JSON, contains `text`.
     @discardableResult
-    public func currentLayout(containing text: String, timeout: Duration = .seconds(10)) async throws -> [String: Any] {
+    public func currentLayout(containing text: String, timeout: Duration = HangGuard.standard) async throws -> [String: Any] {
         try await currentLayout(timeout: timeout) { LayoutAssembly.text(of: $0).contains(text) }
     }
 }

@@ -22,7 +22,7 @@ extension GatewayFixture {
 
     /// Waits until `topic` holds a retained message with `payload`, as a fresh subscriber sees it
     /// (at once if the broker has it already, else when the gateway publishes it).
-    public func waitUntilRetained(_ topic: String, equals payload: String, timeout: Duration = .seconds(10)) async throws {
+    public func waitUntilRetained(_ topic: String, equals payload: String, timeout: Duration = HangGuard.standard) async throws {
         let reader = try await TestClient.connect(TestClient.configuration(broker.url, id: "tree-reader"))
         let outcome: Result<Message, any Error>
         do {
@@ -51,7 +51,7 @@ extension GatewayFixture {
     /// Waits for the watcher's next message satisfying `predicate` after the `already` ones it
     /// had (count them with ``watched(where:)`` before causing the message).
     @discardableResult
-    public func nextWatched(after already: Int, timeout: Duration = .seconds(10),
+    public func nextWatched(after already: Int, timeout: Duration = HangGuard.standard,
                             where predicate: @escaping @Sendable (Message) -> Bool) async throws -> Message {
         let matches = try await watcher.inbox.collect(already + 1, timeout: timeout, where: predicate)
         return matches[already]
@@ -67,7 +67,7 @@ extension GatewayFixture {
 
     /// Waits until the watcher received an `$events` message of `kind` that satisfies `predicate`.
     @discardableResult
-    public func waitForEvent(_ kind: String, timeout: Duration = .seconds(10),
+    public func waitForEvent(_ kind: String, timeout: Duration = HangGuard.standard,
                              where predicate: @escaping @Sendable ([String: Any]) -> Bool = { _ in true }) async throws -> [String: Any] {
         let topic = "\(base)/$events"
         let message = try await watcher.inbox.first(timeout: timeout) { message in
@@ -97,7 +97,7 @@ extension HomeGateProcess {
     /// Waits until the output contains `text` at least `times` times (a line logged again, after
     /// a reconnect or a reload).
     @discardableResult
-    public func waitForOutput(containing text: String, times: Int, timeout: Duration = .seconds(15)) async throws -> String {
+    public func waitForOutput(containing text: String, times: Int, timeout: Duration = HangGuard.standard) async throws -> String {
         try await child.output.wait(timeout: timeout, for: "homegate to print \"\(text)\" \(times) times") { output in
             output.components(separatedBy: text).count - 1 >= times ? output : nil
         }

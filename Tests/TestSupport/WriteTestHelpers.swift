@@ -11,7 +11,7 @@ extension GatewayFixture {
     /// Publishes `payload` to `topic` (a set or get) and returns the acknowledgement from
     /// `<topic>/result` with its JSON text.
     public func acknowledgement(_ topic: String, _ payload: String, retain: Bool = false,
-                                timeout: Duration = .seconds(15)) async throws -> JSONReply {
+                                timeout: Duration = HangGuard.standard) async throws -> JSONReply {
         let client = try await client("commander")
         try await client.subscribe("\(topic)/result")
         try await client.publish(topic, payload, qos: .atLeastOnce, retain: retain)
@@ -101,7 +101,7 @@ public enum JSONText {
 /// Runs `mosquitto_rr` (the Mosquitto request/response client) to completion.
 public enum MosquittoRR {
     /// Runs it with `arguments`; returns its exit status and output.
-    public static func run(_ arguments: [String], timeout: Duration = .seconds(15)) async throws -> (status: Int32, output: String) {
+    public static func run(_ arguments: [String], timeout: Duration = HangGuard.standard) async throws -> (status: Int32, output: String) {
         let binary = try Executable.locate("mosquitto_rr", install: "run scripts/setup")
         let process = try ChildProcess(binary, arguments)
         let status = try await process.waitForExit(timeout: timeout)

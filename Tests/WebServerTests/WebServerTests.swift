@@ -6,7 +6,7 @@ import TestSupport
 import WebServer
 
 /// The HTTP server on a real socket: what each endpoint answers, with curl as the client.
-@Suite("WebServer")
+@Suite("WebServer", .startsProcesses)
 struct WebServerTests {
     /// Runs a server on a free port with `endpoints`, runs `body` with its port, stops it.
     static func withServer(_ endpoints: WebServer.Endpoints, _ body: (Int) async throws -> Void) async throws {

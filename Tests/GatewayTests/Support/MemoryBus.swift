@@ -96,7 +96,7 @@ final class MemoryBus: MessageBus {
 
     /// Waits until the engine has sent `count` messages satisfying `predicate`; returns them.
     @discardableResult
-    func waitFor(_ count: Int = 1, timeout: Duration = .seconds(10), where predicate: @escaping @Sendable (Message) -> Bool) async throws -> [Message] {
+    func waitFor(_ count: Int = 1, timeout: Duration = HangGuard.standard, where predicate: @escaping @Sendable (Message) -> Bool) async throws -> [Message] {
         try await sent.wait(timeout: timeout, for: "\(count) messages from the engine") { messages in
             let matches = messages.filter(predicate)
             return matches.count >= count ? matches : nil
@@ -104,7 +104,7 @@ final class MemoryBus: MessageBus {
     }
 
     /// Waits for the first message the engine sent on `topic` after the first `skipping`.
-    func next(on topic: String, after skipping: Int = 0, timeout: Duration = .seconds(10)) async throws -> Message {
+    func next(on topic: String, after skipping: Int = 0, timeout: Duration = HangGuard.standard) async throws -> Message {
         try await waitFor(skipping + 1, timeout: timeout) { $0.topic.string == topic }[skipping]
     }
 
