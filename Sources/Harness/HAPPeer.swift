@@ -127,7 +127,7 @@ public final class HAPPeer: @unchecked Sendable {
     public func requestTimes() async throws -> [Double] {
         let before = Self.completeLines(of: logText()).count
         lock.withLock { process }?.signal(SIGUSR1)
-        let line = try await waitForOutput(timeout: .seconds(10), for: "the HAP peer's request times") { text in
+        let line = try await waitForOutput(timeout: HangGuard.standard, for: "the HAP peer's request times") { text in
             Self.completeLines(of: text).dropFirst(before).first { $0.contains("\"request-times\"") }
         }
         guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],

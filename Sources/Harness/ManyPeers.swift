@@ -115,7 +115,7 @@ public final class ManyPeers: @unchecked Sendable {
         try process.writeInput(line + "\n")
         let answer: String
         do {
-            answer = try await process.output.wait(timeout: .seconds(10), for: "many_peers.py to answer \(line)") { text in
+            answer = try await process.output.wait(timeout: HangGuard.standard, for: "many_peers.py to answer \(line)") { text in
                 let answers = Self.answers(in: text)
                 return answers.count > answered ? answers[answered] : nil
             }

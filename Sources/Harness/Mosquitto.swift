@@ -79,7 +79,7 @@ public final class Mosquitto: @unchecked Sendable {
         let runningBefore = logText().components(separatedBy: " running").count // a restart appends to the log
         let process = try ChildProcess(binary, ["-c", configFile.path], outputFile: log)
         lock.withLock { self.process = process }
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + HangGuard.standard
         while ContinuousClock.now < deadline {
             if process.exit.value != nil {
                 throw FixtureError("Mosquitto exited at start: \(logText())")

@@ -35,7 +35,7 @@ struct PeerScript: Sendable {
         let answered = Self.answers(in: process.output.value).count
         try process.writeInput(line + "\n")
         do {
-            let answer = try await process.output.wait(timeout: .seconds(10), for: "\(name) to answer \(line)") { text in
+            let answer = try await process.output.wait(timeout: HangGuard.standard, for: "\(name) to answer \(line)") { text in
                 let answers = Self.answers(in: text)
                 return answers.count > answered ? answers[answered] : nil
             }

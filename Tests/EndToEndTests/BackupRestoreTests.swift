@@ -62,7 +62,7 @@ import TestSupport
 
         let restarted = try await GatewayFixture.start(config: Self.config, broker: fixture.broker, folder: restoredFolder)
         let reachable = on.topic.split(separator: "/").prefix(4).joined(separator: "/") + "/$reachable"
-        _ = try await restarted.watcher.inbox.first(timeout: .seconds(20)) { $0.topic.string == reachable && $0.payloadString == "true" }
+        _ = try await restarted.watcher.inbox.first(timeout: HangGuard.standard) { $0.topic.string == reachable && $0.payloadString == "true" }
         let again = try await TestClient.connect(TestClient.configuration(restarted.broker.url, id: "restored-results"))
         try await again.subscribe("\(on.topic)/set/result")
         try await HAPEndToEndTests.mosquittoPub(restarted.broker, "\(on.topic)/set", second)

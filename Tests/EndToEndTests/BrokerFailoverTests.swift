@@ -13,7 +13,7 @@ struct BrokerFailoverTests {
     static func retained(_ topic: String, _ payload: String, on broker: Mosquitto) async throws {
         let reader = try await TestClient.connect(TestClient.configuration(broker.url, id: "reader"))
         try await reader.subscribe(topic, retainAsPublished: true) // also a retained message published right now
-        let message = try await reader.inbox.first(on: topic, timeout: .seconds(20))
+        let message = try await reader.inbox.first(on: topic, timeout: HangGuard.standard)
         #expect(message.retain && message.payloadString == payload, "\(topic) on \(broker.url): \(message.payloadString)")
         await reader.stop()
     }

@@ -73,7 +73,7 @@ struct BrokerRestartTests {
     /// Waits until the broker's log shows at least `count` of the sets written to the gateway
     /// (Mosquitto logs every PUBLISH it sends at `log_type all`); returns how many it shows.
     static func waitForBrokerSends(_ broker: Mosquitto, atLeast count: Int) async throws -> Int {
-        let deadline = ContinuousClock.now + .seconds(30) // a hang guard: the broker sends at once
+        let deadline = ContinuousClock.now + HangGuard.standard // a hang guard: the broker sends at once
         while true {
             let sent = broker.logText().split(separator: "\n").filter { $0.contains("Sending PUBLISH to homegate") && $0.contains("/brightness/set'") }.count
             if sent >= count { return sent }

@@ -24,7 +24,7 @@ import TestSupport
         let fixture = try await GatewayFixture.start(config: Self.config, folder: folder)
         let discovery = try await TestClient.connect(TestClient.configuration(fixture.broker.url, id: "discovery"))
         try await discovery.subscribe("homeassistant/#")
-        _ = try await fixture.watcher.inbox.first(on: "\(Self.camera)/$reachable", payload: "true", timeout: .seconds(20))
+        _ = try await fixture.watcher.inbox.first(on: "\(Self.camera)/$reachable", payload: "true", timeout: HangGuard.standard)
 
         // Not a camera: a clear refusal, and nothing on any $snapshot topic.
         let refused = try await fixture.request("accessory/snapshot", #"{"accessory": "Desk Lamp", "transaction": 1}"#)
@@ -55,7 +55,7 @@ import TestSupport
         #expect(try await fixture.retained()[Self.snapshotTopic] == nil)
 
         // Home Assistant: a camera component on the snapshot topic.
-        let config = try await discovery.inbox.first(timeout: .seconds(20)) { $0.payloadString.contains("porch-camera/$snapshot") }
+        let config = try await discovery.inbox.first(timeout: HangGuard.standard) { $0.payloadString.contains("porch-camera/$snapshot") }
         let components = try #require(try GatewayFixture.decode(config.payload)["components"] as? [String: Any])
         let component = try #require(components["snapshot"] as? [String: Any])
         #expect(component["platform"] as? String == "camera")
@@ -73,7 +73,7 @@ import TestSupport
         _ = try await HAPEndToEndTests.pair(host: peer.host, port: peer.port, code: peer.pincode, folder: folder, config: config)
         let fixture = try await GatewayFixture.start(config: config, folder: folder)
         let jpeg = try HAPPeer.snapshotJPEG()
-        let images = try await fixture.watcher.inbox.collect(2, timeout: .seconds(20)) { $0.topic.string.hasSuffix("/$snapshot") }
+        let images = try await fixture.watcher.inbox.collect(2, timeout: HangGuard.standard) { $0.topic.string.hasSuffix("/$snapshot") }
         #expect(images.allSatisfy { $0.topic.string == Self.snapshotTopic && $0.payload == jpeg && !$0.retain })
         #expect(peer.snapshotRequests().prefix(2) == [SnapshotRequest(aid: 5, width: 640, height: 480), SnapshotRequest(aid: 5, width: 640, height: 480)])
         try await fixture.stop()
@@ -88,7 +88,7 @@ import TestSupport
         _ = try await HAPEndToEndTests.pair(host: peer.host, port: peer.port, code: peer.pincode, folder: folder, config: config)
         let fixture = try await GatewayFixture.start(config: config, folder: folder)
         try await fixture.gateway.waitForOutput(containing: "web page: connected to the broker")
-        _ = try await fixture.watcher.inbox.first(on: "\(Self.camera)/$reachable", payload: "true", timeout: .seconds(20))
+        _ = try await fixture.watcher.inbox.first(on: "\(Self.camera)/$reachable", payload: "true", timeout: HangGuard.standard)
         let browser = try WebPageTests.browser(port)
         _ = try await browser.get("/api/session")
         let csrf = try await browser.csrf()

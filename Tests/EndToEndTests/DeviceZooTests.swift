@@ -79,7 +79,7 @@ import TestSupport
         let events = try await TestClient.connect(TestClient.configuration(restarted.broker.url, id: "zoo-events"))
         try await events.subscribe("hgtest/$events")
         try await peer.set(aid: on.aid, iid: on.iid, json: "false")
-        _ = try await restarted.watcher.inbox.first(timeout: .seconds(10)) { $0.topic.string == topic && $0.payloadString == "false" }
+        _ = try await restarted.watcher.inbox.first(timeout: HangGuard.standard) { $0.topic.string == topic && $0.payloadString == "false" }
         await events.stop()
         try await restarted.stop()
     }
@@ -174,7 +174,7 @@ import TestSupport
             try await eve.hostile(mode)
             try await eve.dropConnections()
             _ = try await Self.next(fixture.watcher, after: mark) { $0.topic.string == reachable && $0.payloadString == "false" }
-            _ = try await fixture.gateway.child.output.wait(timeout: .seconds(20), for: "\(mode): the failed read logged") {
+            _ = try await fixture.gateway.child.output.wait(timeout: HangGuard.standard, for: "\(mode): the failed read logged") {
                 $0.components(separatedBy: failure).count > failuresBefore ? true : nil
             }
             // The lamp on the other device is still driven and acknowledged.
@@ -212,7 +212,7 @@ import TestSupport
         _ = try await Self.next(fixture.watcher, after: mark, timeout: .seconds(30)) { $0.topic.string == reachable && $0.payloadString == "false" }
         // The log line and the retained message travel separately: wait for the line.
         let deviceID = eve.deviceID
-        _ = try await fixture.gateway.child.output.wait(timeout: .seconds(10), for: "the device named in the log") {
+        _ = try await fixture.gateway.child.output.wait(timeout: HangGuard.standard, for: "the device named in the log") {
             $0.dropFirst(logged).contains(deviceID) ? true : nil
         }
         let acks = results.inbox.all.count

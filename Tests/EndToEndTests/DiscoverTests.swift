@@ -211,7 +211,7 @@ struct DiscoverNamespace {
 
     private static func runChild(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, output: String) {
         let child = try ChildProcess(executable, arguments)
-        let status = try await child.waitForExit(timeout: .seconds(20))
+        let status = try await child.waitForExit(timeout: HangGuard.standard)
         return (status, child.output.value)
     }
 

@@ -60,7 +60,7 @@ struct DocumentationExamplesTests {
         let shell = try Executable.locate("sh", install: "a POSIX shell is part of every Debian system")
         for example in examples {
             let child = try ChildProcess(shell, ["-c", prelude + example.command])
-            let status = try await child.waitForExit(timeout: .seconds(20))
+            let status = try await child.waitForExit(timeout: HangGuard.standard)
             #expect(status == 0, "\(example.command)\n\(child.output.value)")
             if let expected = example.output {
                 #expect(Self.normalise(child.output.value) == Self.normalise(expected), "\(example.command)")

@@ -41,16 +41,16 @@ struct EjabberdClusterTests {
         // The gateway on A; its online, its acknowledgements (response topic on B) reach B.
         var gateway = try Self.startGateway(cluster, folder: folder)
         _ = try await gateway.waitForOutput(containing: "connected to the MQTT broker at mqtt://127.0.0.1:\(nodeA.port)")
-        _ = try await onB.inbox.first(on: "homegate/$state", payload: "online", timeout: .seconds(20))
+        _ = try await onB.inbox.first(on: "homegate/$state", payload: "online", timeout: HangGuard.standard)
         try await onB.setExactlyOnce(Self.lamp, value: 20, replies: "cluster/replies")
 
         // The will: the gateway dies on A, B's client is told.
         gateway.signal(SIGKILL)
         _ = try await gateway.waitForExit()
-        _ = try await onB.inbox.first(on: "homegate/$state", payload: "offline", timeout: .seconds(20))
+        _ = try await onB.inbox.first(on: "homegate/$state", payload: "offline", timeout: HangGuard.standard)
         let onlineBefore = onB.inbox.all.filter { $0.topic.string == "homegate/$state" && $0.payloadString == "online" }.count
         gateway = try Self.startGateway(cluster, folder: folder)
-        _ = try await onB.inbox.wait(timeout: .seconds(20), for: "online again") { messages in
+        _ = try await onB.inbox.wait(timeout: HangGuard.standard, for: "online again") { messages in
             messages.filter { $0.topic.string == "homegate/$state" && $0.payloadString == "online" }.count > onlineBefore ? true : nil
         }
 
@@ -60,7 +60,7 @@ struct EjabberdClusterTests {
         _ = try await gateway.waitForOutput(containing: "synchronised with the broker: 88 retained topics, 88 published", timeout: .seconds(30))
         let fresh = try await Self.client(nodeB, id: "reader-b")
         try await fresh.subscribe(Self.lamp, retainAsPublished: true)
-        let value = try await fresh.inbox.first(on: Self.lamp, timeout: .seconds(20))
+        let value = try await fresh.inbox.first(on: Self.lamp, timeout: HangGuard.standard)
         // The restarted gateway's simulated lamp started again from the configuration's 40.
         #expect(value.retain && value.payloadString == "40", "\(value.payloadString)")
         await fresh.stop()

@@ -107,7 +107,7 @@ import TestSupport
         try await events.subscribe("hgtest/$events")
         _ = try await Self.pair(peer, folder: folder)
         fixture.gateway.signal(SIGHUP)
-        let added = try await events.inbox.first(timeout: .seconds(20)) { $0.payloadString.contains("accessory-added") && $0.payloadString.contains("Desk Lamp") }
+        let added = try await events.inbox.first(timeout: HangGuard.standard) { $0.payloadString.contains("accessory-added") && $0.payloadString.contains("Desk Lamp") }
         #expect(added.payloadString.contains("\"home\":\"Test Home\""))
         _ = try await fixture.watcher.inbox.first { $0.topic.string == "\(Self.lamp)/$reachable" && $0.payloadString == "true" }
 
@@ -143,10 +143,10 @@ import TestSupport
         #expect(answer["transaction"] as? String == "p1")
         let ids = (answer["data"] as? [String: Any])?["accessories"] as? [String]
         #expect(ids?.count == 4)
-        _ = try await fixture.watcher.inbox.first(timeout: .seconds(15)) { $0.topic.string == "\(Self.lamp)/$reachable" && $0.payloadString == "true" }
+        _ = try await fixture.watcher.inbox.first(timeout: HangGuard.standard) { $0.topic.string == "\(Self.lamp)/$reachable" && $0.payloadString == "true" }
         // `$layout` follows within a second: read it once it names the bridge.
         let bridgeName = peer.name
-        try await fixture.currentLayout(containing: bridgeName, timeout: .seconds(15))
+        try await fixture.currentLayout(containing: bridgeName, timeout: HangGuard.standard)
         #expect(try await Self.rooms(fixture)[peer.name] == "Office")
 
         // Pairing it again: the accessory answers that it is paired already.
@@ -159,8 +159,8 @@ import TestSupport
         #expect(unpaired["ok"] as? Bool == true, "\(unpaired)")
         _ = try await peer.waitForLine { $0.contains("\"unpaired\"") }
         // Its retained topics are cleared (an empty retained message on each).
-        _ = try await fixture.watcher.inbox.first(timeout: .seconds(15)) { $0.topic.string == "\(Self.lamp)/$reachable" && $0.payload.isEmpty }
-        _ = try await fixture.watcher.inbox.first(timeout: .seconds(15)) { $0.topic.string == "\(Self.lampOn)" && $0.payload.isEmpty }
+        _ = try await fixture.watcher.inbox.first(timeout: HangGuard.standard) { $0.topic.string == "\(Self.lamp)/$reachable" && $0.payload.isEmpty }
+        _ = try await fixture.watcher.inbox.first(timeout: HangGuard.standard) { $0.topic.string == "\(Self.lampOn)" && $0.payload.isEmpty }
         let retained = try await fixture.retained()
         #expect(!retained.keys.contains { $0.contains("desk-lamp") }, "no stale retained topic: \(retained.keys.sorted())")
         try await fixture.stop()

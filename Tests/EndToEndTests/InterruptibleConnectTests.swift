@@ -23,10 +23,10 @@ struct InterruptibleConnectTests {
         let gateway = try namespace.start(HomeGateProcess.binary(), ["run", "--config", config, "--data-dir", folder.appendingPathComponent("data").path,
                                                                   "--log-level", "debug"])
         // Logged once the network thread is inside the connect attempt.
-        _ = try await gateway.output.wait(timeout: .seconds(20), for: "the connect attempt") { $0.contains("connecting to mqtt://10.79.0.5:1883") ? true : nil }
+        _ = try await gateway.output.wait(timeout: HangGuard.standard, for: "the connect attempt") { $0.contains("connecting to mqtt://10.79.0.5:1883") ? true : nil }
         let stopped = ContinuousClock.now
         gateway.signal(SIGTERM)
-        let status = try await gateway.waitForExit(timeout: .seconds(15))
+        let status = try await gateway.waitForExit(timeout: HangGuard.standard)
         #expect(status == 0, "\(gateway.output.value)")
         #expect(stopped.duration(to: .now) < .seconds(10), "stopped after \(stopped.duration(to: .now)):\n\(gateway.output.value)")
         #expect(gateway.output.value.contains("not waiting for it"), "\(gateway.output.value)")

@@ -10,7 +10,7 @@ import TestSupport
     /// Waits until the watcher sees a message satisfying `condition` (the layout republished,
     /// a value published), then takes a snapshot of everything retained.
     static func after(_ fixture: GatewayFixture, _ condition: @escaping @Sendable (Message) -> Bool) async throws -> [String: String] {
-        _ = try await fixture.watcher.inbox.first(timeout: .seconds(10), where: condition)
+        _ = try await fixture.watcher.inbox.first(timeout: HangGuard.standard, where: condition)
         return try await fixture.retained()
     }
 

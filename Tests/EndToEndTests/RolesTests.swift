@@ -92,11 +92,11 @@ struct RolesTests {
     func authentication() async throws {
         let setup = try await RolesSetup.start()
         await #expect(throws: (any Error).self) {
-            let anonymous = try await TestClient.connect(TestClient.configuration(setup.broker.url, id: "anonymous"), timeout: .seconds(5))
+            let anonymous = try await TestClient.connect(TestClient.configuration(setup.broker.url, id: "anonymous"), timeout: HangGuard.standard)
             await anonymous.stop()
         }
         await #expect(throws: (any Error).self) {
-            let wrong = try await setup.client("bob", password: "not-bobs", timeout: .seconds(5))
+            let wrong = try await setup.client("bob", password: "not-bobs", timeout: HangGuard.standard)
             await wrong.stop()
         }
         // carol has a password but is not in the users file: she may connect, and do nothing.

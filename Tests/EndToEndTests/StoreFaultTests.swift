@@ -120,16 +120,16 @@ struct StoreFaultTests {
         try? handle.close()
 
         try await client.publish("homegate/$request/room/add", #"{"name": "Attic"}"#)
-        let refused = try await client.inbox.first(on: "homegate/$response/room/add", timeout: .seconds(20))
+        let refused = try await client.inbox.first(on: "homegate/$response/room/add", timeout: HangGuard.standard)
         #expect(refused.payloadString.contains(#""error":"store-failed""#), "\(refused.payloadString)")
         #expect(refused.payloadString.contains("is full"), "\(refused.payloadString)")
         try await client.publish("homegate/demo-home/living-room/floor-lamp/lightbulb/brightness/set", "66")
-        let ack = try await client.inbox.first(on: "homegate/demo-home/living-room/floor-lamp/lightbulb/brightness/set/result", timeout: .seconds(20))
+        let ack = try await client.inbox.first(on: "homegate/demo-home/living-room/floor-lamp/lightbulb/brightness/set/result", timeout: HangGuard.standard)
         #expect(ack.payloadString.contains(#""ok":true"#), "sets go on: \(ack.payloadString)")
 
         try FileManager.default.removeItem(atPath: filler)
         try await client.publish("homegate/$request/room/add", #"{"name": "Cellar"}"#)
-        let stored = try await client.inbox.first(timeout: .seconds(20)) { $0.topic.string == "homegate/$response/room/add" && $0.payloadString.contains("Cellar") }
+        let stored = try await client.inbox.first(timeout: HangGuard.standard) { $0.topic.string == "homegate/$response/room/add" && $0.payloadString.contains("Cellar") }
         #expect(stored.payloadString.contains(#""ok":true"#), "\(stored.payloadString)")
         #expect(!gateway.output.value.contains("Fatal error"), "no crash")
         gateway.signal(SIGTERM)

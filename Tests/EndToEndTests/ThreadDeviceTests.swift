@@ -53,7 +53,7 @@ import TestSupport
         let accessories = (answer["data"] as? [String: Any])?["accessories"] as? [String]
         let id = try #require(accessories?.first, "\(answer)")
 
-        _ = try await fixture.watcher.inbox.first(timeout: .seconds(20)) { $0.topic.string.hasSuffix("/outlet/on") && $0.topic.string.hasPrefix("hgtest/test-home/office/") }
+        _ = try await fixture.watcher.inbox.first(timeout: HangGuard.standard) { $0.topic.string.hasSuffix("/outlet/on") && $0.topic.string.hasPrefix("hgtest/test-home/office/") }
         let entries = try await DeviceZooTests.entries(fixture, database: "eve_energy", deviceID: peer.deviceID)
         let on = try #require(entries.first { $0.topic.hasSuffix("/outlet/on") })
         let iid = on.iid
@@ -62,7 +62,7 @@ import TestSupport
         let now = try await fixture.retained()[topic]
         let next = now == "true" ? "false" : "true"
         try await peer.set(aid: 1, iid: iid, json: next)
-        _ = try await fixture.watcher.inbox.first(timeout: .seconds(10)) { $0.topic.string == topic && $0.payloadString == next }
+        _ = try await fixture.watcher.inbox.first(timeout: HangGuard.standard) { $0.topic.string == topic && $0.payloadString == next }
 
         let unpaired = try await fixture.request("accessory/unpair", #"{"accessory": "\#(id)"}"#)
         #expect(unpaired["ok"] as? Bool == true, "\(unpaired)")
@@ -99,7 +99,7 @@ import TestSupport
         try await eve.sendGarbageDatagrams(count: 20)
         // The keep-alive's next read gets 4.04: the gateway verifies again, from a new socket, and
         // the Eve is unreachable until its database is read and its events subscribed again.
-        _ = try await eve.waitForLine(timeout: .seconds(20)) { $0.contains(#""event": "verified""#) && !before.contains($0) }
+        _ = try await eve.waitForLine(timeout: HangGuard.standard) { $0.contains(#""event": "verified""#) && !before.contains($0) }
         _ = try await DeviceZooTests.next(fixture.watcher, after: mark) { $0.topic.string == reachable && $0.payloadString == "false" }
         _ = try await DeviceZooTests.next(fixture.watcher, after: mark) { $0.topic.string == reachable && $0.payloadString == "true" }
         let ack = try await fixture.command("\(on.topic)/set", #"{"value": true}"#)

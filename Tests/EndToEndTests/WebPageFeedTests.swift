@@ -38,7 +38,7 @@ import TestSupport
         var all: [Frame] { recorder.value }
 
         func wait(for what: String, _ predicate: @escaping @Sendable (Frame) -> Bool) async throws {
-            _ = try await recorder.wait(timeout: .seconds(15), for: what) { frames in frames.contains(where: predicate) ? true : nil }
+            _ = try await recorder.wait(timeout: HangGuard.standard, for: what) { frames in frames.contains(where: predicate) ? true : nil }
         }
     }
 

@@ -387,7 +387,7 @@ struct WriteContractTests {
         try await client.subscribe(Self.slowBrightness + "/set/result")
         let start = ContinuousClock.now
         try await client.publish(Self.slowBrightness + "/set", #"{"value": 80, "id": "slow"}"#)
-        let ack = try JSONReply(try await client.inbox.first(on: Self.slowBrightness + "/set/result", timeout: .seconds(15)))
+        let ack = try JSONReply(try await client.inbox.first(on: Self.slowBrightness + "/set/result", timeout: HangGuard.standard))
         let waited = start.duration(to: .now)
         await client.stop()
         Self.expectFailure(ack, -70408, "timed-out", "a slow write")
@@ -397,7 +397,7 @@ struct WriteContractTests {
 
         // The device confirms about 3 s after the set: the retained value follows it, after the
         // acknowledgement (which came at the timeout, not when the device answered).
-        let late = try await fixture.watcher.inbox.first(on: Self.slowBrightness, payload: "80", timeout: .seconds(15))
+        let late = try await fixture.watcher.inbox.first(on: Self.slowBrightness, payload: "80", timeout: HangGuard.standard)
         let seen = fixture.watcher.inbox.all
         let acknowledged = seen.firstIndex { $0.topic.string == Self.slowBrightness + "/set/result" }
         let confirmed = seen.firstIndex { $0.topic.string == Self.slowBrightness && $0.payloadString == "80" }
@@ -423,7 +423,7 @@ struct WriteContractTests {
         for number in 1...4 {
             try client.client.send(Message(topic: TopicName(Self.slowBrightness + "/set"), payload: #"{"value": \#(20 + number), "id": "q\#(number)"}"#, qos: .atLeastOnce))
         }
-        let acks = try await client.inbox.collect(4, timeout: .seconds(10)) { $0.topic.string == result }.map(JSONReply.init)
+        let acks = try await client.inbox.collect(4, timeout: HangGuard.standard) { $0.topic.string == result }.map(JSONReply.init)
         #expect(Set(acks.compactMap { $0.json("id") }) == [#""q1""#, #""q2""#, #""q3""#, #""q4""#], "\(acks)")
         let busy = acks.filter { $0.status == -70403 }
         #expect(!busy.isEmpty, "at least one set answered busy: \(acks)")

@@ -89,7 +89,7 @@ struct TriggerTests {
         /// begun), the clock moved (the earlier sleeper has left the clock).
         func schedulerAsleep() async {
             let generation = await gateway.triggerAlarm.generation
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + HangGuard.standard
             while ContinuousClock.now < deadline {
                 if let latest = await gateway.triggerAlarm.latestSleep, latest >= generation, clock.sleeperCount >= 1 { return }
                 try? await Task.sleep(for: .milliseconds(1))

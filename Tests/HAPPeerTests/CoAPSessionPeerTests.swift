@@ -47,7 +47,7 @@ import TestSupport
         let session = try await Self.pairedSession(peer)
         defer { session.close() }
         try await peer.misbehave("slow", seconds: 0.5)
-        let read = try await session.read([Self.on], timeout: .seconds(5))
+        let read = try await session.read([Self.on], timeout: HangGuard.standard)
         #expect(read[Self.on]?.status == .success)
         try await peer.misbehave(nil)
 

@@ -8,7 +8,7 @@ struct DataDirectoryLockTests {
     /// of every descriptor until it execs (the lock's is close-on-exec), so a lock may outlive
     /// its close by a moment.
     static func acquireOnceLetGo(_ directory: String) async throws -> DataDirectoryLock {
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(60) // a hang guard, as the harness's (HangGuard)
         while true {
             do {
                 return try DataDirectoryLock.acquire(directory)

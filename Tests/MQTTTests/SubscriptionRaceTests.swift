@@ -46,7 +46,7 @@ struct SubscriptionRaceTests {
             try await client.subscribe("race/settle/\(round)")
             try await publisher.publish("race/a", "round \(round)")
             try await publisher.publish("race/marker/\(round)", "marker")
-            _ = try await client.inbox.first(on: "race/marker/\(round)", timeout: .seconds(20))
+            _ = try await client.inbox.first(on: "race/marker/\(round)", timeout: HangGuard.standard)
             let delivered = client.inbox.all.contains { $0.topic.string == "race/a" && $0.payloadString == "round \(round)" }
             let recorded = client.client.state.withLock { $0.subscriptions[try! TopicFilter("race/a")] != nil } // swiftlint:disable:this force_try
             #expect(recorded == subscribedAtEnd, "round \(round)")
@@ -77,7 +77,7 @@ struct SubscriptionRaceTests {
             let recorded = client.client.state.withLock { $0.subscriptions[filter] != nil }
             try await publisher.publish("cancel/\(round)", "x")
             try await publisher.publish("cancel/marker/\(round)", "marker")
-            _ = try await client.inbox.first(on: "cancel/marker/\(round)", timeout: .seconds(10))
+            _ = try await client.inbox.first(on: "cancel/marker/\(round)", timeout: HangGuard.standard)
             let delivered = client.inbox.all.contains { $0.topic.string == "cancel/\(round)" }
             #expect(recorded == delivered, "round \(round): recorded \(recorded), delivered \(delivered)")
             outcomes.append(recorded)
@@ -116,7 +116,7 @@ struct SubscriptionRaceTests {
         try await client.subscribe("held/marker")
         try await publisher.publish("held/topic", "delivered")
         try await publisher.publish("held/marker", "marker")
-        _ = try await client.inbox.first(on: "held/marker", timeout: .seconds(10))
+        _ = try await client.inbox.first(on: "held/marker", timeout: HangGuard.standard)
         #expect(client.inbox.all.contains { $0.topic.string == "held/topic" }, "the broker granted it, and delivers")
         await publisher.stop()
         await client.stop()

@@ -107,7 +107,7 @@ public enum MosquittoRR {
         let status = try await process.waitForExit(timeout: timeout)
         // The exit is seen by its own thread; the output thread may still be finishing the last
         // read: wait for the end of the line it prints.
-        let output = try await process.output.wait(timeout: .seconds(5), for: "mosquitto_rr's output") { $0.hasSuffix("\n") ? $0 : nil }
+        let output = try await process.output.wait(timeout: HangGuard.standard, for: "mosquitto_rr's output") { $0.hasSuffix("\n") ? $0 : nil }
         return (status, output)
     }
 }
@@ -126,10 +126,10 @@ extension TestClient {
         }
         let first = Array("first-\(value)".utf8), second = Array("second-\(value)".utf8)
         try await send("first-\(value)", value)
-        let answer = try await inbox.first(timeout: .seconds(20)) { $0.properties.correlationData == first }
+        let answer = try await inbox.first(timeout: HangGuard.standard) { $0.properties.correlationData == first }
         guard answer.payloadString.contains("\"ok\":true") else { throw FixtureError("the set of \(value) failed: \(answer.payloadString)") }
         try await send("second-\(value)", value + 1)
-        _ = try await inbox.first(timeout: .seconds(20)) { $0.properties.correlationData == second }
+        _ = try await inbox.first(timeout: HangGuard.standard) { $0.properties.correlationData == second }
         let copies = inbox.all.filter { $0.properties.correlationData == first }.count
         guard copies == 1 else { throw FixtureError("the set of \(value) was acknowledged \(copies) times") }
     }

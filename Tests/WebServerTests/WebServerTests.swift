@@ -15,7 +15,7 @@ struct WebServerTests {
             listening.update { $0 = port }
         }
         let task = Task { try await server.run() }
-        let port = try await listening.wait(timeout: .seconds(10), for: "the server to listen") { $0 }
+        let port = try await listening.wait(timeout: HangGuard.standard, for: "the server to listen") { $0 }
         do {
             try await body(port)
         } catch {

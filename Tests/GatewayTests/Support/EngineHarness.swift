@@ -100,6 +100,6 @@ final class EngineHarness: Sendable {
 extension MemoryBus {
     /// Waits until the engine has made its subscriptions.
     func waitUntilSubscribed() async throws {
-        _ = try await subscribed.wait(timeout: .seconds(10), for: "the engine's subscriptions") { $0 ? true : nil }
+        _ = try await subscribed.wait(timeout: HangGuard.standard, for: "the engine's subscriptions") { $0 ? true : nil }
     }
 }
