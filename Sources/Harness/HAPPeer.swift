@@ -257,8 +257,21 @@ public final class HAPPeer: @unchecked Sendable {
     }
 
     /// The snapshots clients asked the camera for, in order: the aid and size each asked for.
+    /// The snapshot requests logged so far, once there are at least `count`: the peer logs a
+    /// request as it serves it, and its output reaches us a moment after the answer may have.
+    public func snapshotRequests(atLeast count: Int, timeout: Duration = HangGuard.standard) async throws -> [SnapshotRequest] {
+        try await waitForOutput(timeout: timeout, for: "\(count) snapshot requests logged by the HAP peer") { text in
+            let requests = Self.snapshotRequests(in: text)
+            return requests.count >= count ? requests : nil
+        }
+    }
+
     public func snapshotRequests() -> [SnapshotRequest] {
-        Self.completeLines(of: logText()).compactMap { line -> SnapshotRequest? in
+        Self.snapshotRequests(in: logText())
+    }
+
+    private static func snapshotRequests(in text: String) -> [SnapshotRequest] {
+        completeLines(of: text).compactMap { line -> SnapshotRequest? in
             guard line.contains("\"event\": \"snapshot\""),
                   let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                   let width = object["width"] as? Int, let height = object["height"] as? Int else { return nil }

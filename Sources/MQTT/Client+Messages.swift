@@ -90,6 +90,19 @@ extension Client {
             }
         }
 
+        /// Takes every message waiting for the consumer, in order (a direct consumer takes over).
+        func drain() -> [Message] {
+            let waiting = state.withLock { state -> [Message] in
+                defer {
+                    state.items.removeAll()
+                    state.head = 0
+                }
+                return Array(state.items[state.head...])
+            }
+            for _ in waiting { backlog?.take() }
+            return waiting
+        }
+
         /// No more messages: the consumer gets those waiting, then nil.
         func finish() {
             let waiter = state.withLock { state -> CheckedContinuation<Message?, Never>? in

@@ -116,8 +116,22 @@ public final class Client: Sendable {
     /// so nothing waits in memory, and what it publishes is written at the end of the same turn.
     /// Set it before subscribing. A connection already up when it is set is not reported
     /// (``isConnected`` tells).
+    ///
+    /// Messages received before it is set and not yet taken from ``messages`` go to it first, in
+    /// the order received: a broker that kept the session sends what it queued right after its
+    /// CONNACK, which may come before the consumer is set (the gateway's engine sets it once the
+    /// devices' structure is known). The consumer takes over on the network thread, after the
+    /// jobs already handed to it; a ``subscribe(_:)`` called after this comes after it.
     public func deliver(to consumer: Consumer?) {
-        state.withLock { $0.consumer = consumer }
+        guard let consumer else {
+            eventLoop.execute { [self] in state.withLock { $0.consumer = nil } }
+            return
+        }
+        eventLoop.execute { [self] in
+            // On the network thread, where messages are received: none falls in between.
+            for message in messageSink.drain() { consumer.message(message) }
+            state.withLock { $0.consumer = consumer }
+        }
     }
 
     /// The direct consumer, if any.

@@ -51,7 +51,7 @@ import TestSupport
         let image = try await listener.inbox.first(on: Self.snapshotTopic)
         #expect(image.payload == jpeg)
         #expect(image.retain == false)
-        #expect(peer.snapshotRequests() == [SnapshotRequest(aid: 5, width: 320, height: 240)])
+        #expect(try await peer.snapshotRequests(atLeast: 1) == [SnapshotRequest(aid: 5, width: 320, height: 240)])
         #expect(try await fixture.retained()[Self.snapshotTopic] == nil)
 
         // Home Assistant: a camera component on the snapshot topic.
@@ -75,7 +75,7 @@ import TestSupport
         let jpeg = try HAPPeer.snapshotJPEG()
         let images = try await fixture.watcher.inbox.collect(2, timeout: HangGuard.standard) { $0.topic.string.hasSuffix("/$snapshot") }
         #expect(images.allSatisfy { $0.topic.string == Self.snapshotTopic && $0.payload == jpeg && !$0.retain })
-        #expect(peer.snapshotRequests().prefix(2) == [SnapshotRequest(aid: 5, width: 640, height: 480), SnapshotRequest(aid: 5, width: 640, height: 480)])
+        #expect(try await peer.snapshotRequests(atLeast: 2).prefix(2) == [SnapshotRequest(aid: 5, width: 640, height: 480), SnapshotRequest(aid: 5, width: 640, height: 480)])
         try await fixture.stop()
     }
 

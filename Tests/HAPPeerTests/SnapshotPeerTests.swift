@@ -19,7 +19,7 @@ import Wire
         defer { client.close() }
         let image = try await client.snapshot(aid: 5, width: 640, height: 480)
         #expect(image == (try HAPPeer.snapshotJPEG()))
-        #expect(peer.snapshotRequests() == [SnapshotRequest(aid: 5, width: 640, height: 480)])
+        #expect(try await peer.snapshotRequests(atLeast: 1) == [SnapshotRequest(aid: 5, width: 640, height: 480)])
     }
 
     @Test func anAccessoryThatIsNoCameraIsRefusedWithTheDevicesStatus() async throws {
@@ -52,6 +52,6 @@ import Wire
         let lamp = HAPDriver.accessoryID(deviceID: peer.deviceID, aid: 2)
         let error = await #expect(throws: StatusError.self) { try await driver.snapshot(of: lamp, width: 640, height: 480) }
         #expect(error?.status == .noSuchResource)
-        #expect(peer.snapshotRequests() == [SnapshotRequest(aid: 5, width: 1280, height: 720)])
+        #expect(try await peer.snapshotRequests(atLeast: 1) == [SnapshotRequest(aid: 5, width: 1280, height: 720)])
     }
 }

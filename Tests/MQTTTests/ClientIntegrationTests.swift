@@ -149,6 +149,35 @@ struct ClientIntegrationTests {
         await broker.stop()
     }
 
+    @Test("messages a kept session delivers before a direct consumer is set go to that consumer first, in order (issue 30: a set sent while the gateway was away was lost when its engine took over after the CONNACK)")
+    func queuedBeforeConsumerIsSet() async throws {
+        let broker = try await Mosquitto.start()
+        var configuration = TestClient.configuration(broker.url, id: "kept")
+        configuration.cleanStart = false
+        let first = try await TestClient.connect(configuration)
+        try await first.subscribe("kept/#")
+        await first.stop() // the session stays with the broker
+        let publisher = try await TestClient.connect(TestClient.configuration(broker.url, id: "pub"))
+        for number in 1...3 { try await publisher.publish("kept/\(number)", "queued \(number)") }
+
+        let client = try Client(configuration: configuration, logger: TestLogger.make("kept"))
+        let run = Task { try await client.run() }
+        let deadline = ContinuousClock.now + HangGuard.standard
+        while client.loopStatistics.received < 3 { // the queued ones arrive right after the CONNACK
+            guard ContinuousClock.now < deadline else { throw FixtureError("the kept session's 3 messages did not arrive") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        let taken = Recorder<[String]>([])
+        client.deliver(to: Client.Consumer(message: { message in taken.update { $0.append(message.payloadString) } }, connection: { _ in }))
+        try await publisher.publish("kept/4", "live 4")
+        let all = try await taken.wait(timeout: HangGuard.standard, for: "4 messages at the consumer") { $0.count >= 4 ? $0 : nil }
+        #expect(all == ["queued 1", "queued 2", "queued 3", "live 4"])
+        await client.disconnect()
+        _ = await run.result
+        await publisher.stop()
+        await broker.stop()
+    }
+
     @Test("a QoS 1 message published while the broker is down is delivered after the reconnect")
     func queuedWhileDisconnected() async throws {
         let broker = try await Mosquitto.start()
