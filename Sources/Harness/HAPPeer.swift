@@ -283,7 +283,7 @@ public final class HAPPeer: @unchecked Sendable {
     /// output if it exits first.
     static func launch(python: String, arguments: [String], input: Bool = false) async throws -> (ChildProcess, Ready) {
         let process = try ChildProcess(python, arguments, environment: ["PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"], input: input)
-        let timeout = Duration.seconds(30) // Python starts in ~0.5 s, but tests start peers in parallel
+        let timeout = HangGuard.standard // Python starts in ~0.5 s; a hang guard
         let ready: Ready?
         do {
             ready = try await withThrowingTaskGroup(of: Ready?.self) { group in
