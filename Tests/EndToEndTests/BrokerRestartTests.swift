@@ -55,6 +55,12 @@ struct BrokerRestartTests {
         #expect(output.components(separatedBy: "lost the connection to the MQTT broker").count - 1 == 1,
                 "one lost connection (the restart), none after it:\n\(output.suffix(3000))")
         #expect(!output.contains("protocol error"), "\(output.suffix(3000))")
+        // The broker's side: two connections of the gateway (before and after the restart), and
+        // no synchronisation marker sent again (before the fix, every failed connection added
+        // one, and each was re-sent at every connect).
+        let brokerLines = broker.logText().split(separator: "\n")
+        #expect(brokerLines.filter { $0.contains("New client connected") && $0.contains(" as homegate") }.count == 2)
+        #expect(!brokerLines.contains { $0.contains("Received PUBLISH from homegate") && $0.contains("(d1,") && $0.contains("/$sync/") })
         #expect(sentBefore >= 15)
         await phone.stop()
         try await fixture.stop()
