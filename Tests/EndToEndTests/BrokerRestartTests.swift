@@ -51,6 +51,9 @@ struct BrokerRestartTests {
         let counts = Self.answerCounts(phone.inbox.all)
         #expect(counts.count == Self.sets, "\(answers)")
         #expect(counts.values.allSatisfy { $0 == 1 }, "every set answered exactly once: \(counts.filter { $0.value != 1 })")
+        // The phone's own client removes what its broker re-sends after a reconnect; it had
+        // nothing in flight when the broker stopped, so a second answer could not hide there.
+        #expect(phone.client.loopStatistics.redeliveries == 0)
         let output = fixture.gateway.output
         #expect(output.components(separatedBy: "lost the connection to the MQTT broker").count - 1 == 1,
                 "one lost connection (the restart), none after it:\n\(output.suffix(3000))")
