@@ -194,7 +194,7 @@ public final class HAPPeer: @unchecked Sendable {
     }
 
     /// Runs `find` on the output so far, again whenever more arrives or the peer restarts.
-    private func waitForOutput<T>(timeout: Duration, for what: String, _ find: (String) -> T?) async throws -> T {
+    func waitForOutput<T>(timeout: Duration, for what: String, _ find: (String) -> T?) async throws -> T {
         let deadline = ContinuousClock.now + timeout
         while true {
             let (process, earlier, seenGeneration) = lock.withLock { (self.process, self.earlierOutput, self.generation.value) }
@@ -249,34 +249,6 @@ public final class HAPPeer: @unchecked Sendable {
             "--name", name,
             "--temperature-interval", String(temperatureInterval),
         ] + (camera ? ["--camera"] : [])
-    }
-
-    /// The JPEG the camera (aid 5, ``camera``) answers every snapshot with.
-    public static func snapshotJPEG() throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: PackageRoot.url.appendingPathComponent("Tests/Fixtures/hap/snapshot.jpg")))
-    }
-
-    /// The snapshots clients asked the camera for, in order: the aid and size each asked for.
-    /// The snapshot requests logged so far, once there are at least `count`: the peer logs a
-    /// request as it serves it, and its output reaches us a moment after the answer may have.
-    public func snapshotRequests(atLeast count: Int, timeout: Duration = HangGuard.standard) async throws -> [SnapshotRequest] {
-        try await waitForOutput(timeout: timeout, for: "\(count) snapshot requests logged by the HAP peer") { text in
-            let requests = Self.snapshotRequests(in: text)
-            return requests.count >= count ? requests : nil
-        }
-    }
-
-    public func snapshotRequests() -> [SnapshotRequest] {
-        Self.snapshotRequests(in: logText())
-    }
-
-    private static func snapshotRequests(in text: String) -> [SnapshotRequest] {
-        completeLines(of: text).compactMap { line -> SnapshotRequest? in
-            guard line.contains("\"event\": \"snapshot\""),
-                  let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  let width = object["width"] as? Int, let height = object["height"] as? Int else { return nil }
-            return SnapshotRequest(aid: object["aid"] as? Int, width: width, height: height)
-        }
     }
 
     /// Starts a peer script (the first argument) and waits for its ready line; fails with its
@@ -386,20 +358,6 @@ public struct PeerWrite: Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         "\(aid).\(iid) \(accessory ?? "?")/\(characteristic ?? "?") = \(valueJSON)\(pid.map { " (pid \($0))" } ?? "")"
-    }
-}
-
-/// A snapshot a client asked the peer's camera for (`POST /resource`): the `aid` in the body
-/// (nil when there was none) and the size asked for.
-public struct SnapshotRequest: Sendable, Hashable {
-    public let aid: Int?
-    public let width: Int
-    public let height: Int
-
-    public init(aid: Int?, width: Int, height: Int) {
-        self.aid = aid
-        self.width = width
-        self.height = height
     }
 }
 
