@@ -120,7 +120,11 @@ extension Client {
             properties: PropertyList.read(properties)
         )
         message.receivedAt = .now
-        if raw.qos == QoS.atLeastOnce.rawValue, !state.withLock({ $0.redeliveries.admit(mid: raw.mid, message) }) {
+        // One look under the lock: whether it is new, and who takes it.
+        let (isNew, consumer) = state.withLock { state in
+            (raw.qos != QoS.atLeastOnce.rawValue || state.redeliveries.admit(mid: raw.mid, message), state.consumer)
+        }
+        guard isNew else {
             // Handed on at its first delivery; libmosquitto has acknowledged it again.
             counters.redelivered()
             logger.debug("the broker delivered message \(raw.mid) on \(topic) again after the reconnect; it was handled at its first delivery")

@@ -36,7 +36,7 @@ public final class Client: Sendable {
 
     let handle: Handle
     let logger: Logger
-    let state = Mutex(State())
+    let state: Mutex<State>
     /// What ``messages`` delivers.
     let messageSink: MessageQueue
     /// Received messages the consumer has not taken yet.
@@ -59,6 +59,7 @@ public final class Client: Sendable {
         self.configuration = configuration
         self.logger = logger
         self.handle = Handle(pointer)
+        self.state = Mutex(State(redeliveries: RedeliveryFilter(window: Self.redeliveryWindow(for: configuration.protocolVersion))))
         do {
             eventLoop = try EventLoop(name: "mqtt-\(configuration.clientID)")
         } catch {
@@ -68,7 +69,6 @@ public final class Client: Sendable {
         backlog = Backlog(limit: configuration.incomingBufferLimit, wait: eventLoop.networkWait)
         messageSink = MessageQueue(backlog: backlog)
         messages = Messages(messageSink)
-        state.withLock { $0.redeliveries = RedeliveryFilter(window: Self.redeliveryWindow(for: configuration.protocolVersion)) }
         do {
             try Callbacks.install(on: pointer, owner: Unmanaged.passUnretained(self).toOpaque())
             try applyOptions()
@@ -418,9 +418,13 @@ extension Client {
         /// The broker of the current (or last) connection attempt.
         var currentURL: BrokerURL?
         /// QoS 1 messages the broker may deliver again after a reconnect (``RedeliveryFilter``).
-        var redeliveries = RedeliveryFilter(window: Client.redeliveryWindow(for: .v5))
+        var redeliveries: RedeliveryFilter
         /// ``run()`` has been finished (streams ended, calls failed, completion resumed).
         var finished = false
+
+        init(redeliveries: RedeliveryFilter) {
+            self.redeliveries = redeliveries
+        }
 
         /// Hands every open connection-event stream an event, under the lock, so that every
         /// stream sees the same order.
