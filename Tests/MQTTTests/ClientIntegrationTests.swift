@@ -140,6 +140,11 @@ struct ClientIntegrationTests {
         #expect(sequence?.first == "connected", "a stream starts with the current state")
         #expect(sequence?.last == "connected")
         #expect(sequence?.contains("reconnecting") == true)
+        // `.connected` comes when the SUBSCRIBE is handed to libmosquitto, not when the broker has
+        // it: the client's own message on the restored filter, published after it on the same
+        // connection, comes back only once it is in place (a loaded run saw the publisher win).
+        try await subscriber.publish("test/survives/ready", "restored")
+        _ = try await subscriber.inbox.first(on: "test/survives/ready")
         let publisher = try await TestClient.connect(TestClient.configuration(broker.url, id: "pub"))
         try await publisher.publish("test/survives/x", "after restart")
         let message = try await subscriber.inbox.first(on: "test/survives/x")
