@@ -60,6 +60,22 @@ let package = Package(
             name: "HAPDriver",
             dependencies: ["HAP", "Accessories", "HomeModel", "Timing", "Wire", .product(name: "Logging", package: "swift-log")]
         ),
+        // A client of the Matter Server's WebSocket API (python-matter-server, or the matter.js
+        // server with its API): commands, results, events, onboarding codes. Knows nothing of homes.
+        .target(
+            name: "Matter",
+            dependencies: [
+                "Timing", "Wire",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Matter nodes as HomeKit accessories (the mapping table) and as an AccessoryDriver:
+        // values, sets as commands or attribute writes, events, commissioning, reconnects.
+        .target(
+            name: "MatterDriver",
+            dependencies: ["Matter", "Accessories", "HomeModel", "Timing", "Wire", .product(name: "Logging", package: "swift-log")]
+        ),
         // The only Swift face of libmosquitto.
         .target(
             name: "MQTT",
@@ -150,6 +166,8 @@ let package = Package(
                 "Gateway",
                 "HAP",
                 "HAPDriver",
+                "Matter",
+                "MatterDriver",
                 "Timing",
                 "Wire",
                 "WebServer",
@@ -190,6 +208,7 @@ let package = Package(
         ),
         .testTarget(name: "WireTests", dependencies: ["Wire"]),
         .testTarget(name: "TimingTests", dependencies: ["Timing", "TestSupport"]),
+        .testTarget(name: "MatterTests", dependencies: ["Matter", "MatterDriver", "HomeModel", "Wire", "Accessories"]),
         .testTarget(name: "HAPTests", dependencies: ["HAP", "Wire", .product(name: "Crypto", package: "swift-crypto"),
                                                     .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOEmbedded", package: "swift-nio")]),
         .testTarget(name: "HAPPeerTests", dependencies: ["Wire", "HAP", "HAPDriver", "Accessories", "HomeModel", "TestSupport"]),

@@ -121,7 +121,7 @@ struct AccessoryMapping: Sendable {
         return Accessory(
             id: id, name: name.isEmpty ? "Accessory \(description.aid)" : name, manufacturer: information("20"), model: information("21"),
             serialNumber: information("30"), firmwareRevision: information("52"),
-            category: isBridge ? .bridge : category(of: services), isReachable: true, bridgeID: bridgeID, services: services
+            category: isBridge ? .bridge : Category(primaryOf: services), isReachable: true, bridgeID: bridgeID, services: services
         )
     }
 
@@ -203,36 +203,6 @@ struct AccessoryMapping: Sendable {
         if let minValue = characteristic.minValue, number < minValue { return "the value \(Value.format(number)) is below its own minimum \(Value.format(minValue))" }
         if let maxValue = characteristic.maxValue, number > maxValue { return "the value \(Value.format(number)) is above its own maximum \(Value.format(maxValue))" }
         return nil
-    }
-
-    /// The category HomeKit would show for an accessory offering these services: the primary
-    /// service's (or the first visible one's).
-    static func category(of services: [Service]) -> Category {
-        let main = services.first { $0.isPrimary && $0.isVisible } ?? services.first(where: \.isVisible)
-        switch main?.type {
-        case "lightbulb": return .lightbulb
-        case "fan", "fanv2": return .fan
-        case "garage-door-opener": return .garageDoorOpener
-        case "lock-mechanism": return .doorLock
-        case "outlet": return .outlet
-        case "switch": return .switch
-        case "thermostat": return .thermostat
-        case "security-system": return .securitySystem
-        case "door": return .door
-        case "window": return .window
-        case "window-covering": return .windowCovering
-        case "stateless-programmable-switch": return .programmableSwitch
-        case "air-purifier": return .airPurifier
-        case "heater-cooler": return .heater
-        case "humidifier-dehumidifier": return .humidifier
-        case "television": return .television
-        case "valve", "irrigation-system": return .sprinkler
-        case "faucet": return .faucet
-        case "temperature-sensor", "humidity-sensor", "light-sensor", "motion-sensor", "occupancy-sensor", "contact-sensor",
-             "leak-sensor", "smoke-sensor", "carbon-monoxide-sensor", "carbon-dioxide-sensor", "air-quality-sensor":
-            return .sensor
-        default: return .other
-        }
     }
 
     /// A HAP JSON value as a value of `format`, exactly as the device sent it; nil if it is not

@@ -33,6 +33,8 @@ public struct ConfigFile: Sendable {
     public var metrics: Metrics?
     /// HomeKit devices over HAP (the `hap:` section).
     public var hap = HAP()
+    /// Matter devices through a Matter Server (the `matter:` section), if any.
+    public var matter: Matter?
     /// The web page (the `ui:` section), if any.
     public var ui: UI?
     /// Each characteristic's values over time (the `history:` section).
@@ -142,7 +144,7 @@ public struct ConfigFile: Sendable {
     /// Parses configuration text; `file` names it in errors and anchors relative paths.
     public static func parse(_ text: String, file: String, overrides: Overrides = Overrides(), environment: [String: String] = [:]) throws(ConfigError) -> ConfigFile {
         let root = try ConfigNode.parse(text, file: file)
-        let keys = try root.mapping(allowed: ["base_topic", "data_dir", "log_level", "mqtt", "gateway", "home_assistant", "metrics", "hap", "homes", "simulator", "ui", "history"])
+        let keys = try root.mapping(allowed: ["base_topic", "data_dir", "log_level", "mqtt", "gateway", "home_assistant", "metrics", "hap", "matter", "homes", "simulator", "ui", "history"])
         let baseTopic = try keys["base_topic"].map(Self.baseTopic) ?? TopicName(uncheckedDefault: defaultBaseTopic)
         var dataDirectory = try keys["data_dir"]?.path() ?? ConfigNode.resolve("data", relativeTo: file)
         if let override = overrides.dataDirectory { dataDirectory = override }
@@ -171,6 +173,7 @@ public struct ConfigFile: Sendable {
                           homeAssistant: homeAssistant, metrics: metrics, hap: hap, sourceDigest: Array(SHA256.hash(data: Data(text.utf8))))
         file.ui = ui
         file.history = try keys["history"].map(Self.history) ?? History()
+        file.matter = try keys["matter"].flatMap(Self.matter)
         return file
     }
 

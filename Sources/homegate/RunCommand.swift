@@ -8,6 +8,8 @@ import HomeGateConfig
 import HomeModel
 import HomeStore
 import Logging
+import Matter
+import MatterDriver
 import MQTT
 import Metrics
 import Prometheus
@@ -132,7 +134,10 @@ struct RunCommand: AsyncParsableCommand {
             printError("\(error)")
             throw HomeGateExit.configuration
         }
-        let drivers = DriverSet([simulator, hapDriver])
+        let matterDriver = file.matter.map { settings in
+            MatterDriver(configuration: .init(server: Matter.Client.Configuration(url: settings.url)), logger: logger)
+        }
+        let drivers = DriverSet([simulator, hapDriver] + (matterDriver.map { [$0] } ?? []))
         let registry = PrometheusCollectorRegistry()
         let metricsFactory = DescribedMetricsFactory(registry: registry, descriptions: Gateway.metricDescriptions)
         var engineConfiguration = Gateway.Configuration(baseTopic: file.baseTopic, writeTimeout: file.engine.writeTimeout,
@@ -162,6 +167,15 @@ struct RunCommand: AsyncParsableCommand {
             .init(service: MQTTService(client: client, baseTopic: file.baseTopic, logger: logger, ready: { await engine.waitUntilSubscribed() })),
             .init(service: PartService("simulator", logger: logger) { try await simulator.run() }),
             .init(service: PartService("HAP devices", logger: logger) { await hapDriver.run() }),
+        ]
+        if let settings = file.matter, settings.managed {
+            let server = ManagedMatterServer(command: settings.command, port: settings.port, storage: file.dataDirectory + "/matter", logger: logger)
+            services.append(.init(service: PartService("managed Matter Server", logger: logger) { try await server.run() }))
+        }
+        if let matterDriver {
+            services.append(.init(service: PartService("Matter devices", logger: logger) { await matterDriver.run() }))
+        }
+        services += [
             .init(service: PartService("engine", logger: logger) { try await engine.run() }),
         ]
         if let settings = file.metrics {

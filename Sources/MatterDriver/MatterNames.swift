@@ -1,0 +1,13 @@
+/// The names of Matter clusters and attributes (from the CHIP SDK's data model, in
+/// ``MatterNames/table``), for the vendor-style services of clusters HomeKit has no service for.
+enum MatterNames {
+    /// `Occupancy Sensing`; an unknown cluster as `Matter cluster 0x1234ABCD`.
+    static func cluster(_ id: UInt32) -> String {
+        table[id]?.0 ?? "Matter cluster 0x\(String(id, radix: 16, uppercase: true))"
+    }
+
+    /// `Hold Time`; an unknown attribute as `Attribute 0x0010`.
+    static func attribute(cluster: UInt32, attribute: UInt32) -> String {
+        table[cluster]?.1[attribute] ?? "Attribute 0x\(String(attribute, radix: 16, uppercase: true))"
+    }
+}
