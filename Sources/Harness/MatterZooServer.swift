@@ -12,6 +12,8 @@ public final class MatterZooServer: @unchecked Sendable {
     public let url: String
     /// Each fixture's node id on the server.
     public let nodes: [String: UInt64]
+    /// The server's storage folder; its log (debug level) is `server.log` there.
+    public let storage: URL
     private let process: ChildProcess
 
     /// The node dumps of the zoo, by name (the file names without `.json`), sorted.
@@ -35,12 +37,13 @@ public final class MatterZooServer: @unchecked Sendable {
         var lastError: (any Error)?
         for _ in 0..<3 {
             let port = try FreePort.next()
+            let serverStorage = storage.appendingPathComponent("matter-\(port)")
             let process = try ChildProcess(python, [folder.appendingPathComponent("zoo_server.py").path, "--port", String(port),
-                                                    "--storage", storage.appendingPathComponent("matter-\(port)").path] + fixtures,
+                                                    "--storage", serverStorage.path] + fixtures,
                                            environment: ["PYTHONUNBUFFERED": "1", "PYTHONDONTWRITEBYTECODE": "1"], input: true)
             do {
                 let ready = try await readyLine(process, number: 1)
-                return MatterZooServer(url: ready.url, nodes: ready.nodes, process: process)
+                return MatterZooServer(url: ready.url, nodes: ready.nodes, storage: serverStorage, process: process)
             } catch {
                 process.signal(SIGKILL)
                 lastError = error // most likely the port was taken in between: try another
@@ -49,14 +52,26 @@ public final class MatterZooServer: @unchecked Sendable {
         throw lastError ?? FixtureError("zoo_server.py did not start")
     }
 
-    private init(url: String, nodes: [String: UInt64], process: ChildProcess) {
+    private init(url: String, nodes: [String: UInt64], storage: URL, process: ChildProcess) {
         self.url = url
         self.nodes = nodes
+        self.storage = storage
         self.process = process
     }
 
     deinit {
         process.signal(SIGKILL)
+    }
+
+    /// The server's log so far.
+    public func logText() -> String {
+        (try? String(contentsOf: storage.appendingPathComponent("server.log"), encoding: .utf8)) ?? ""
+    }
+
+    /// Whether the server's log has a line containing every one of `parts` (a command it took:
+    /// the server logs a test node's command before it answers, unbuffered).
+    public func logHasLine(_ parts: [String]) -> Bool {
+        logText().split(separator: "\n").contains { line in parts.allSatisfy { line.contains($0) } }
     }
 
     /// Stops the Matter Server (the script stays, to start it again).

@@ -62,17 +62,20 @@ enum MappingTable {
     /// Electrical power and energy as the characteristics HomeGate names for Eve: Matter's
     /// Electrical Power/Energy Measurement clusters, else Eve's own cluster.
     private static let power = CharacteristicRule(EveUUID.power, [(ClusterID.electricalPowerMeasurement, 8)], read: { view in
-        (view.number(ClusterID.electricalPowerMeasurement, 8).map { $0 / 1000 } ?? view.number(ClusterID.eve, 0x130A_000A)).map(Value.float)
+        (view.number(ClusterID.electricalPowerMeasurement, 8).map { $0 / 1000 } ?? view.number(ClusterID.eve, 0x130A_000A).map(MatterUnits.single))
+            .map(Value.float)
     }, present: { view in view.has(ClusterID.electricalPowerMeasurement, 8) || view.has(ClusterID.eve, 0x130A_000A) })
     private static let energy = CharacteristicRule(EveUUID.energy, [(ClusterID.electricalEnergyMeasurement, 1)], read: { view in
         let matter = view[ClusterID.electricalEnergyMeasurement, 1].flatMap { ($0["0"] ?? $0["energy"])?.double }.map { $0 / 1_000_000 }
-        return (matter ?? view.number(ClusterID.eve, 0x130A_000B)).map(Value.float)
+        return (matter ?? view.number(ClusterID.eve, 0x130A_000B).map(MatterUnits.single)).map(Value.float)
     }, present: { view in view.has(ClusterID.electricalEnergyMeasurement, 1) || view.has(ClusterID.eve, 0x130A_000B) })
     private static let voltage = CharacteristicRule(EveUUID.voltage, [(ClusterID.electricalPowerMeasurement, 4)], read: { view in
-        (view.number(ClusterID.electricalPowerMeasurement, 4).map { $0 / 1000 } ?? view.number(ClusterID.eve, 0x130A_0008)).map(Value.float)
+        (view.number(ClusterID.electricalPowerMeasurement, 4).map { $0 / 1000 } ?? view.number(ClusterID.eve, 0x130A_0008).map(MatterUnits.single))
+            .map(Value.float)
     }, present: { view in view.has(ClusterID.electricalPowerMeasurement, 4) || view.has(ClusterID.eve, 0x130A_0008) })
     private static let current = CharacteristicRule(EveUUID.current, [(ClusterID.electricalPowerMeasurement, 5)], read: { view in
-        (view.number(ClusterID.electricalPowerMeasurement, 5).map { $0 / 1000 } ?? view.number(ClusterID.eve, 0x130A_0009)).map(Value.float)
+        (view.number(ClusterID.electricalPowerMeasurement, 5).map { $0 / 1000 } ?? view.number(ClusterID.eve, 0x130A_0009).map(MatterUnits.single))
+            .map(Value.float)
     }, present: { view in view.has(ClusterID.electricalPowerMeasurement, 5) || view.has(ClusterID.eve, 0x130A_0009) })
     private static let metering = [power, energy, voltage, current].map(withEveSources)
     private static let meteringClusters: Set<UInt32> = [ClusterID.electricalPowerMeasurement, ClusterID.electricalEnergyMeasurement, ClusterID.eve]
@@ -111,7 +114,8 @@ enum MappingTable {
             .attribute(cluster: ClusterID.fanControl, attribute: 0, value: value.number == 0 ? 0 : 4)
         }),
         CharacteristicRule("rotation-speed", [(ClusterID.fanControl, 3), (ClusterID.fanControl, 2)], read: { view in
-            (view.number(ClusterID.fanControl, 3) ?? view.number(ClusterID.fanControl, 2)).map { .float($0) }
+            // Percent, 0...100 (a reading outside it is the device's fault: kept in bounds).
+            (view.number(ClusterID.fanControl, 3) ?? view.number(ClusterID.fanControl, 2)).map { .float(min(max($0, 0), 100)) }
         }, write: { value, _ in
             .attribute(cluster: ClusterID.fanControl, attribute: 2, value: .int(Int64((value.number ?? 0).rounded())))
         }, present: { view in view.has(ClusterID.fanControl, 3) || view.has(ClusterID.fanControl, 2) }),
@@ -315,7 +319,7 @@ enum MappingTable {
             view.number(ClusterID.smokeCOAlarm, 2).map { .uint($0 > 0 ? 1 : 0) }
         }, present: { _ in true }),
         CharacteristicRule("carbon-monoxide-level", [(ClusterID.carbonMonoxideConcentration, 0)], read: { view in
-            view.number(ClusterID.carbonMonoxideConcentration, 0).map(Value.float)
+            view.number(ClusterID.carbonMonoxideConcentration, 0).map { .float(MatterUnits.single($0)) }
         }),
     ])
 
@@ -332,13 +336,13 @@ enum MappingTable {
             .uint(UInt64(min(5, max(0, Int(view.number(ClusterID.airQuality, 0) ?? 0)))))
         }, present: { _ in true }),
         CharacteristicRule("pm2-5-density", [(ClusterID.pm25Concentration, 0)], read: { view in
-            view.number(ClusterID.pm25Concentration, 0).map(Value.float)
+            view.number(ClusterID.pm25Concentration, 0).map { .float(MatterUnits.single($0)) }
         }),
         CharacteristicRule("pm10-density", [(ClusterID.pm10Concentration, 0)], read: { view in
-            view.number(ClusterID.pm10Concentration, 0).map(Value.float)
+            view.number(ClusterID.pm10Concentration, 0).map { .float(MatterUnits.single($0)) }
         }),
         CharacteristicRule("carbon-dioxide-level", [(ClusterID.carbonDioxideConcentration, 0)], read: { view in
-            view.number(ClusterID.carbonDioxideConcentration, 0).map(Value.float)
+            view.number(ClusterID.carbonDioxideConcentration, 0).map { .float(MatterUnits.single($0)) }
         }),
     ])
 

@@ -73,6 +73,14 @@ enum MatterUnits {
         (100 - Int(min(max(position, 0), 100).rounded())) * 100
     }
 
+    /// A Matter `single` (float32) attribute as the number it stands for: the shortest decimal
+    /// that reads back as the same float32 (238.8, not 238.8000030517578). A number no float32
+    /// holds exactly (a `double` attribute) is kept as it is.
+    static func single(_ value: Double) -> Double {
+        guard value.isFinite, abs(value) <= Double(Float.greatestFiniteMagnitude), Double(Float(value)) == value else { return value }
+        return Double("\(Float(value))") ?? value
+    }
+
     /// Power Source's BatPercentRemaining (0...200, half percents) as percent.
     static func percent(halfPercents: Double) -> Int {
         Int((min(max(halfPercents, 0), 200) / 2).rounded())

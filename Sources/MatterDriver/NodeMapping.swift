@@ -266,7 +266,8 @@ enum VendorAttribute {
             case (.int, .int(let value)): return .int(value)
             case (.uint64, .int(let value)) where value >= 0: return .uint(UInt64(value))
             case (.uint64, .uint(let value)): return .uint(value)
-            case (.float, _): return json.double.map(Value.float)
+            case (_, .null): return nil
+            case (.float, _): return json.double.map { .float(MatterUnits.single($0)) }
             case (.string, .string(let text)): return .string(String(text.prefix(256)))
             case (.string, _): return .string(String(json.text.prefix(256)))
             default: return nil

@@ -36,6 +36,14 @@ import Testing
         #expect(MatterUnits.percent(halfPercents: 200) == 100 && MatterUnits.percent(halfPercents: 187) == 94)
     }
 
+    @Test("a float32 reading is published as the decimal it stands for; a float64 one as it is")
+    func singles() {
+        #expect(MatterUnits.single(238.8000030517578) == 238.8)
+        #expect(MatterUnits.single(0.2200000286102295) == 0.22000003) // the device's float32 (0.22 would be 0.21999999)
+        #expect(MatterUnits.single(1234567.891) == 1234567.891)
+        #expect(MatterUnits.single(21.5) == 21.5)
+    }
+
     @Test("illuminance: MeasuredValue is 10,000 × log10(lux) + 1; 0 is too dark to measure")
     func illuminance() {
         #expect(MatterUnits.lux(measured: 1) == 1)

@@ -2,7 +2,8 @@
 
 Starts `matter-server` on 127.0.0.1 with its storage in a folder of the test's own, imports real
 devices' node dumps (Home Assistant's Matter fixtures, zoo/nodes/) with the server's own
-`import_test_node`, and prints one JSON line when ready:
+`import_test_node`, and prints one JSON line when ready (the server logs at debug level to
+STORAGE/server.log: the commands and writes it takes for test nodes are there):
 
     {"ready": true, "url": "ws://127.0.0.1:PORT/ws", "nodes": {"eve_energy_plug": 900000, ...}}
 
@@ -56,8 +57,9 @@ class Server:
         log = open(Path(self.storage) / "server.log", "ab")
         executable = Path(sys.executable).parent / "matter-server"
         self.process = subprocess.Popen(
-            [str(executable), "--storage-path", self.storage, "--port", str(self.port), "--listen-address", "127.0.0.1"],
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+            [str(executable), "--storage-path", self.storage, "--port", str(self.port), "--listen-address", "127.0.0.1",
+             "--log-level", "debug"],
+            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"})
         nodes = {}
         for attempt in range(300):
             if self.process.poll() is not None:

@@ -1,0 +1,108 @@
+import Foundation
+import Harness
+import MQTT
+import Testing
+import TestSupport
+
+/// Matter devices through the real Matter Server (python-matter-server 8.1.2 and the CHIP SDK)
+/// with real devices' node dumps imported (Home Assistant's fixtures, `Tests/Fixtures/matter/zoo`),
+/// run by the real binary through a real Mosquitto.
+@Suite(.serialized, .startsProcesses) struct MatterZooTests {
+    static func config(_ server: MatterZooServer) -> String {
+        """
+        base_topic: hgtest
+        log_level: info
+        mqtt:
+          url: mqtt://127.0.0.1:1883
+        matter:
+          url: \(server.url)
+        homes:
+          - name: Test Home
+            primary: true
+        """
+    }
+
+    static let room = "hgtest/test-home/default-room"
+
+    /// The Matter accessories of an assembled layout.
+    static func accessories(_ layout: [String: Any]?) -> [[String: Any]] {
+        (layout?["homes"] as? [[String: Any]] ?? []).flatMap { $0["accessories"] as? [[String: Any]] ?? [] }
+            .filter { ($0["id"] as? String)?.hasPrefix("matter-") == true }
+    }
+
+    @Test("every node of the zoo becomes an accessory with its services and its values retained; no topic is a UUID")
+    func everyNodeIsAnAccessory() async throws {
+        let fixtures = try MatterZooServer.fixtures()
+        let folder = try TemporaryDirectory.make(prefix: "matter-zoo")
+        let server = try await MatterZooServer.start(fixtures: fixtures, folder: folder)
+        defer { Task { await server.stop() } }
+        let fixture = try await GatewayFixture.start(config: Self.config(server), folder: folder)
+        let count = server.nodes.count
+        let layoutTopics = try await fixture.watcher.inbox.wait(for: "the layout with every node") { messages -> [String: String]? in
+            var retained: [String: String] = [:]
+            for message in messages where message.retain { retained[message.topic.string] = message.payloadString }
+            return Self.accessories(LayoutAssembly.assemble(retained, base: "hgtest")).count >= count ? retained : nil
+        }
+        let accessories = Self.accessories(LayoutAssembly.assemble(layoutTopics, base: "hgtest"))
+        for (name, node) in server.nodes {
+            let root = accessories.filter { ($0["id"] as? String)?.hasSuffix("-\(node)") == true }
+            #expect(root.count == 1, "\(name): node \(node) is \(root.count) accessories")
+            // A bridge's bridged devices are accessories of their own, behind it.
+            let ofNode = accessories.filter { ($0["id"] as? String).map { $0.hasSuffix("-\(node)") || $0.contains("-\(node)-") } == true }
+            let services = ofNode.flatMap { $0["services"] as? [[String: Any]] ?? [] }
+            #expect(!services.isEmpty, "\(name): no services")
+        }
+        let retained = try await fixture.retained()
+        let topics = retained.keys.filter { $0.hasPrefix(Self.room) }
+        #expect(!topics.contains { DeviceZooTests.hasUUID($0) }, "\(topics.filter { DeviceZooTests.hasUUID($0) })")
+        #expect(retained["\(Self.room)/mock-extended-color-light/lightbulb/on"] == "true")
+        #expect(retained["\(Self.room)/mock-extended-color-light/lightbulb/brightness"] == "50")
+        #expect(retained["\(Self.room)/mock-extended-color-light/lightbulb/color-temperature"] == "284")
+        #expect(retained["\(Self.room)/eve-door/contact-sensor/contact-sensor-state"] == "1")
+        #expect(retained["\(Self.room)/yndx-00540/outlet/on"] == "true")
+        #expect(retained["\(Self.room)/smoke-sensor/battery-service/battery-level"] == "94")
+        #expect(retained["\(Self.room)/mock-extended-color-light/$reachable"] == "true")
+        try await fixture.stop()
+    }
+
+    @Test("a set becomes the Matter command and is acknowledged when the server answered; a read-only one is refused before it reaches the server")
+    func setsAreAcknowledged() async throws {
+        let folder = try TemporaryDirectory.make(prefix: "matter-set")
+        let server = try await MatterZooServer.start(fixtures: ["extended_color_light", "door_lock"], folder: folder)
+        defer { Task { await server.stop() } }
+        let fixture = try await GatewayFixture.start(config: Self.config(server), folder: folder)
+        let light = "\(Self.room)/mock-extended-color-light/lightbulb"
+        let off = try await fixture.command("\(light)/on/set", "false")
+        #expect(off["ok"] as? Bool == true, "\(off)")
+        let node = try #require(server.nodes["extended_color_light"])
+        #expect(server.logHasLine(["send_device_command called for test node \(node)", "cluster_id: 6", "command_name: Off"]), "\(server.logText().suffix(2000))")
+        let dim = try await fixture.command("\(light)/brightness/set", "30")
+        #expect(dim["ok"] as? Bool == true, "\(dim)")
+        #expect(server.logHasLine(["send_device_command called for test node \(node)", "command_name: MoveToLevelWithOnOff", "'level': 76"]))
+        let lock = try await fixture.command("\(Self.room)/mock-door-lock/lock-mechanism/lock-target-state/set", "1")
+        #expect(lock["ok"] as? Bool == true, "\(lock)")
+        let lockNode = try #require(server.nodes["door_lock"])
+        #expect(server.logHasLine(["send_device_command called for test node \(lockNode)", "command_name: LockDoor"]))
+        let readOnly = try await fixture.command("\(Self.room)/mock-door-lock/lock-mechanism/lock-current-state/set", "1")
+        #expect(readOnly["status"] as? Int == -70404 && readOnly["ok"] as? Bool == false, "\(readOnly)")
+        try await fixture.stop()
+    }
+
+    @Test("the Matter Server stopping makes its accessories unreachable; started again, they are reachable again")
+    func serverOutage() async throws {
+        let folder = try TemporaryDirectory.make(prefix: "matter-outage")
+        let server = try await MatterZooServer.start(fixtures: ["eve_contact_sensor"], folder: folder)
+        defer { Task { await server.stop() } }
+        let fixture = try await GatewayFixture.start(config: Self.config(server), folder: folder)
+        let reachable = "\(Self.room)/eve-door/$reachable"
+        _ = try await fixture.watcher.inbox.first { $0.topic.string == reachable && $0.payloadString == "true" }
+        let seen = fixture.watcher.inbox.all.count
+        try await server.stopServer()
+        _ = try await fixture.watcher.inbox.first { $0.topic.string == reachable && $0.payloadString == "false" }
+        try await server.startServer()
+        _ = try await fixture.watcher.inbox.wait(for: "\(reachable) true again") { messages in
+            messages.dropFirst(seen).first { $0.topic.string == reachable && $0.payloadString == "true" }
+        }
+        try await fixture.stop()
+    }
+}
