@@ -48,6 +48,8 @@ extension Gateway {
         switch address {
         case .host(let host, let port, let transport):
             return (host, port, transport)
+        case .matter:
+            return ("", 0, "matter")
         case .found(let device):
             guard let found = browserFound[device] else {
                 let known = browserFound.keys.sorted()

@@ -90,6 +90,18 @@ public final class MatterZooServer: @unchecked Sendable {
         _ = try await Self.readyLine(process, number: before + 1)
     }
 
+    /// The node ids the server has now (its own `get_nodes`).
+    public func nodeIDs() async throws -> [UInt64] {
+        let before = Self.lines(process.output.value, containing: "{\"nodes\": [")
+        try process.writeInput("nodes\n")
+        let line = try await process.output.wait(timeout: HangGuard.standard, for: "the Matter Server's nodes") { text -> String? in
+            let lines = HAPPeer.completeLines(of: text).filter { $0.contains("{\"nodes\": [") }
+            return lines.count > before ? lines[before] : nil
+        }
+        let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        return (object?["nodes"] as? [[String: Any]] ?? []).compactMap { ($0["node_id"] as? NSNumber)?.uint64Value }
+    }
+
     /// Stops the server and the script.
     public func stop() async {
         try? process.writeInput("quit\n")

@@ -43,6 +43,8 @@ public final class MatterDriver: AccessoryDriver {
         var lastProblem: String?
         /// Where newly commissioned nodes' accessories go, by the node's accessory id.
         var placements: [String: Placement] = [:]
+        /// A commissioning under way (one at a time), and where its accessories go.
+        var commissioning: Placement?
     }
 
     let configuration: Configuration
@@ -166,10 +168,13 @@ public final class MatterDriver: AccessoryDriver {
     }
 
     /// A node described (again): its accessories anew.
-    private func describe(_ node: NodeData) {
+    func describe(_ node: NodeData) {
         let accessories = state.withLock { state -> [Accessory]? in
             guard let fabric = state.fabric else { return nil }
             let mapping = NodeMapping(node: node, fabric: fabric)
+            if state.mappings[node.nodeID] == nil, let placement = state.commissioning {
+                state.placements[NodeMapping.accessoryID(fabric: fabric, node: node.nodeID).rawValue] = placement
+            }
             let gone = Set(state.mappings[node.nodeID]?.accessories.map(\.id) ?? []).subtracting(mapping.accessories.map(\.id))
             state.nodes[node.nodeID] = node
             state.mappings[node.nodeID] = mapping

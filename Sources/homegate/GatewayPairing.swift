@@ -6,6 +6,8 @@ import HAPDriver
 import HomeModel
 import HomeStore
 import Logging
+import Matter
+import MatterDriver
 
 /// `$request/accessory/pair` and `unpair` for a running gateway: the same steps as `homegate
 /// pair` and `homegate unpair`, then the HAP driver takes the new set of pairings at once (the
@@ -14,9 +16,12 @@ struct GatewayPairing: PairingService {
     let store: HomeStore
     let controller: ControllerIdentity
     let driver: HAPDriver
+    /// The Matter driver, when the configuration has a `matter:` section.
+    let matter: MatterDriver?
     let logger: Logger
 
     func pair(host: String, port: Int, transport: String, code: String, placement: Placement) async throws -> [AccessoryID] {
+        if transport == "matter" { return try await commission(code: code, placement: placement) }
         do {
             _ = try PairSetup.normalised(code)
         } catch {
@@ -41,6 +46,24 @@ struct GatewayPairing: PairingService {
         }
     }
 
+    /// Commissions a Matter device through the Matter Server.
+    private func commission(code: String, placement: Placement) async throws -> [AccessoryID] {
+        guard let matter else {
+            throw PairingFailure(code: "not-allowed", message: "this gateway has no Matter Server (add a matter: section to the configuration)")
+        }
+        let setupCode: SetupCode
+        do {
+            setupCode = try SetupCode(code)
+        } catch {
+            throw PairingFailure(code: "invalid-request", message: error.description)
+        }
+        do {
+            return try await matter.commission(setupCode, placement: placement)
+        } catch {
+            throw PairingFailure(code: error.code, message: error.message)
+        }
+    }
+
     func setBrowsing(_ on: Bool) -> Bool {
         driver.setBrowsing(on)
         return driver.isBrowsing
@@ -49,6 +72,14 @@ struct GatewayPairing: PairingService {
     var browserUpdates: AsyncStream<[FoundAccessory]> { driver.browser }
 
     func unpair(_ accessory: AccessoryID) async throws {
+        if MatterDriver.isMatterAccessory(accessory), let matter {
+            do {
+                try await matter.decommission(accessory)
+            } catch {
+                throw PairingFailure(code: error.code, message: error.message)
+            }
+            return
+        }
         guard let stored = try store.pairings().first(where: { pairing in
             accessory.rawValue.hasPrefix(HAPDriver.accessoryID(deviceID: pairing.deviceID, aid: 1).rawValue.dropLast())
         }) else {

@@ -5,17 +5,24 @@ import HAPDriver
 import HomeModel
 import HomeStore
 import Logging
+import Matter
 
-/// `homegate pair`: pairs the gateway's HAP controller with an accessory or a bridge.
+/// `homegate pair`: pairs the gateway's HAP controller with an accessory or a bridge, or
+/// commissions a Matter device through the Matter Server (`--matter CODE`).
 struct PairCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pair",
-        abstract: "Pair with a HomeKit accessory or bridge, given its address and setup code.",
+        abstract: "Pair with a HomeKit accessory or bridge (--host, --port, --code), or commission a Matter device (--matter CODE).",
         discussion: """
-            The pairing is kept in the data directory. A running gateway brings the accessories in on SIGHUP \
-            (systemctl reload homegate); a gateway started later brings them in at start.
+            A HAP pairing is kept in the data directory. A running gateway brings the accessories in on SIGHUP \
+            (systemctl reload homegate); a gateway started later brings them in at start. A Matter device is \
+            commissioned onto the fabric of the Matter Server the configuration's matter: section names, which keeps it; \
+            a running gateway connected to that server brings it in at once, into the default room.
             """
     )
+
+    @Option(name: .long, help: "A Matter setup code: the 11- or 21-digit manual code (also Apple Home's \"Turn On Pairing Mode\" code) or the MT: QR payload.")
+    var matter: String?
 
     @Option(name: .long, help: "The YAML configuration file (for data_dir and the homes).")
     var config: String
@@ -24,16 +31,16 @@ struct PairCommand: AsyncParsableCommand {
     var dataDirectory: String?
 
     @Option(name: .long, help: "The accessory's address (IP or host name).")
-    var host: String
+    var host: String = ""
 
     @Option(name: .long, help: "The accessory's HAP port.")
-    var port: Int
+    var port: Int = 0
 
     @Option(name: .long, help: "ip (HAP over IP, the default) or coap (HAP over CoAP: a Thread accessory, as `homegate discover` lists it).")
     var transport: String = "ip"
 
     @Option(name: .long, help: "The setup code, 123-45-678.")
-    var code: String
+    var code: String = ""
 
     @Option(name: .long, help: "The home its accessories join (default: the primary home).")
     var home: String?
@@ -42,6 +49,20 @@ struct PairCommand: AsyncParsableCommand {
     var room: String?
 
     func validate() throws {
+        if let matter {
+            guard host.isEmpty, port == 0, code.isEmpty else { throw ValidationError("--matter takes no --host, --port or --code") }
+            guard room == nil, home == nil else {
+                throw ValidationError("--room and --home are for HAP pairings; a Matter device joins the default room (move it with $request/accessory/assign-room)")
+            }
+            do {
+                _ = try SetupCode(matter)
+            } catch {
+                throw ValidationError("--matter: \(error)")
+            }
+            return
+        }
+        guard !host.isEmpty else { throw ValidationError("--host is required (or --matter CODE for a Matter device)") }
+        guard !code.isEmpty else { throw ValidationError("--code is required") }
         guard (1...65535).contains(port) else { throw ValidationError("--port: expected 1 to 65535, got \(port)") }
         guard HAPTransportKind(rawValue: transport) != nil else { throw ValidationError("--transport: expected ip or coap, got \(transport)") }
         do {
@@ -59,6 +80,10 @@ struct PairCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let matter {
+            try await MatterCommissioning.commission(matter, config: config, dataDirectory: dataDirectory)
+            return
+        }
         let pairings = try PairingStore.open(config: config, dataDirectory: dataDirectory)
         let homeName = try resolveHome(in: pairings)
         let controller = try pairings.controllerIdentity()

@@ -152,7 +152,7 @@ struct RunCommand: AsyncParsableCommand {
         let engine = Gateway(
             configuration: engineConfiguration,
             bus: client, driver: drivers, simulator: simulator,
-            pairing: GatewayPairing(store: store, controller: controller, driver: hapDriver, logger: logger), store: store, homes: homes,
+            pairing: GatewayPairing(store: store, controller: controller, driver: hapDriver, matter: matterDriver, logger: logger), store: store, homes: homes,
             storedLayout: storedLayout, logger: logger
         )
         if let configurationToRecord {

@@ -105,4 +105,39 @@ import TestSupport
         }
         try await fixture.stop()
     }
+
+    @Test("unpair removes the node from HomeGate's fabric only: its accessories leave the home, the server no longer has it, the other node stays")
+    func unpair() async throws {
+        let folder = try TemporaryDirectory.make(prefix: "matter-unpair")
+        let server = try await MatterZooServer.start(fixtures: ["eve_contact_sensor", "leak_sensor"], folder: folder)
+        defer { Task { await server.stop() } }
+        let fixture = try await GatewayFixture.start(config: Self.config(server), folder: folder)
+        let contact = try #require(server.nodes["eve_contact_sensor"])
+        let layout = try await fixture.layout()
+        let ids = Self.accessories(layout).compactMap { $0["id"] as? String }
+        let id = try #require(ids.first { $0.hasSuffix("-\(contact)") })
+        let answer = try await fixture.request("accessory/unpair", #"{"accessory": "\#(id)"}"#)
+        #expect(answer["ok"] as? Bool == true, "\(answer)")
+        _ = try await fixture.watcher.inbox.first { $0.topic.string == "\(Self.room)/eve-door/$reachable" && $0.payload.isEmpty }
+        #expect(try await server.nodeIDs() == [try #require(server.nodes["leak_sensor"])])
+        try await fixture.stop()
+    }
+
+    @Test("a pairing request with a mistyped Matter code is refused before the server sees it; without a matter: section, Matter pairing is not allowed")
+    func pairingRefusals() async throws {
+        let folder = try TemporaryDirectory.make(prefix: "matter-pair")
+        let server = try await MatterZooServer.start(fixtures: [], folder: folder)
+        defer { Task { await server.stop() } }
+        let fixture = try await GatewayFixture.start(config: Self.config(server), folder: folder)
+        let mistyped = try await fixture.request("accessory/pair", #"{"transport": "matter", "code": "3497-011-2331"}"#)
+        #expect(mistyped["ok"] as? Bool == false && mistyped["error"] as? String == "invalid-request", "\(mistyped)")
+        #expect((mistyped["message"] as? String)?.contains("check digit") == true, "\(mistyped)")
+        #expect(!server.logText().contains("Starting Matter commissioning with code"), "\(server.logText().suffix(2000))")
+        try await fixture.stop()
+
+        let plain = try await GatewayFixture.start(config: HAPEndToEndTests.config)
+        let refused = try await plain.request("accessory/pair", #"{"transport": "matter", "code": "34970112332"}"#)
+        #expect(refused["error"] as? String == "not-allowed", "\(refused)")
+        try await plain.stop()
+    }
 }

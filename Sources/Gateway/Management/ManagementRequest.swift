@@ -117,6 +117,9 @@ enum ManagementRequest: Equatable {
             /// `transport`: `ip` (HAP over IP) or `coap` (HAP over CoAP, a Thread accessory).
             case host(String, port: Int, transport: String)
             case found(deviceID: String)
+            /// A Matter device, commissioned through the Matter Server (`transport`: `matter`):
+            /// its setup code says which.
+            case matter
         }
 
         let address: Address
@@ -240,12 +243,16 @@ extension ManagementRequest.Pairing {
         let address: Address
         if let device = try fields.optionalString("device") {
             address = .found(deviceID: device.uppercased())
+        } else if try fields.optionalString("transport") == "matter" {
+            address = .matter
         } else {
             let host = try fields.string("host")
             let port = try fields.int("port")
             guard (1...65535).contains(port) else { throw Gateway.RequestError.invalid("\"port\" must be 1 to 65535") }
             let transport = try fields.optionalString("transport") ?? "ip"
-            guard ["ip", "coap"].contains(transport) else { throw Gateway.RequestError.invalid("\"transport\" must be \"ip\" or \"coap\", not \"\(transport)\"") }
+            guard ["ip", "coap"].contains(transport) else {
+                throw Gateway.RequestError.invalid("\"transport\" must be \"ip\", \"coap\" or \"matter\", not \"\(transport)\"")
+            }
             address = .host(host, port: port, transport: transport)
         }
         self.init(address: address, code: try fields.string("code"), room: try fields.optionalString("room"), home: home)

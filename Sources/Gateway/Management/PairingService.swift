@@ -1,11 +1,13 @@
 import Accessories
 import HomeModel
 
-/// Pairing with HomeKit devices, as the gateway's management requests need it; the executable
-/// provides it (the engine knows nothing of HAP).
+/// Pairing with HomeKit devices and commissioning Matter ones, as the gateway's management
+/// requests need it; the executable provides it (the engine knows nothing of HAP or Matter).
 public protocol PairingService: Sendable {
     /// Pairs with the accessory server at `host`:`port` over `transport` (`ip` or `coap`), stores
-    /// the pairing and starts using it; returns the ids its accessories get. Throws ``PairingFailure``.
+    /// the pairing and starts using it; or, for `transport` `matter`, commissions the Matter
+    /// device the setup code names through the Matter Server (no host or port). Returns the ids
+    /// its accessories get. Throws ``PairingFailure``.
     func pair(host: String, port: Int, transport: String, code: String, placement: Placement) async throws -> [AccessoryID]
     /// Removes the pairing of the device that `accessory` belongs to, on the device and here.
     func unpair(_ accessory: AccessoryID) async throws
