@@ -79,6 +79,10 @@ import TestSupport
         let dim = try await fixture.command("\(light)/brightness/set", "30")
         #expect(dim["ok"] as? Bool == true, "\(dim)")
         #expect(server.logHasLine(["send_device_command called for test node \(node)", "command_name: MoveToLevelWithOnOff", "'level': 76"]))
+        let color = try await fixture.command("\(light)/set", #"{"hue": 180, "saturation": 50}"#)
+        #expect(color["ok"] as? Bool == true, "\(color)")
+        #expect(server.logHasLine(["send_device_command called for test node \(node)", "command_name: MoveToHueAndSaturation", "'hue': 127", "'saturation': 127"]),
+                "\(server.logText().suffix(2000))")
         let lock = try await fixture.command("\(Self.room)/mock-door-lock/lock-mechanism/lock-target-state/set", "1")
         #expect(lock["ok"] as? Bool == true, "\(lock)")
         let lockNode = try #require(server.nodes["door_lock"])
@@ -139,5 +143,18 @@ import TestSupport
         let refused = try await plain.request("accessory/pair", #"{"transport": "matter", "code": "34970112332"}"#)
         #expect(refused["error"] as? String == "not-allowed", "\(refused)")
         try await plain.stop()
+    }
+
+    @Test("homegate pair --matter checks the code before anything else, and needs a matter: section")
+    func pairCommandRefusals() async throws {
+        let folder = try TemporaryDirectory.make(prefix: "matter-cli")
+        let configFile = folder.appendingPathComponent("homegate.yml").path
+        try HAPEndToEndTests.config.write(toFile: configFile, atomically: true, encoding: .utf8)
+        let mistyped = try HomeGateProcess(["pair", "--config", configFile, "--matter", "3497-011-2331"])
+        #expect(try await mistyped.waitForExit() == 64)
+        #expect(mistyped.output.contains("check digit"), "\(mistyped.output)")
+        let noSection = try HomeGateProcess(["pair", "--config", configFile, "--matter", "34970112332"])
+        #expect(try await noSection.waitForExit() == 78)
+        #expect(noSection.output.contains("has no matter: section"), "\(noSection.output)")
     }
 }

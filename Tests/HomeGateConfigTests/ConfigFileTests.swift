@@ -94,6 +94,15 @@ struct ConfigFileTests {
         #expect(config.mqtt.clientID.hasSuffix("-upstairs-hg"))
     }
 
+    @Test("the matter section: a server the person runs, or one HomeGate runs itself on the loopback interface")
+    func matterSection() throws {
+        let own = try ConfigFile.parse("matter:\n  url: ws://192.168.1.10:5580/ws\n", file: file)
+        #expect(own.matter == ConfigFile.Matter(url: "ws://192.168.1.10:5580/ws"))
+        let managed = try ConfigFile.parse("matter:\n  managed: true\n  port: 5599\n", file: file)
+        #expect(managed.matter == ConfigFile.Matter(url: "ws://127.0.0.1:5599/ws", managed: true, port: 5599))
+        #expect(try ConfigFile.parse("", file: file).matter == nil)
+    }
+
     @Test("each mistake is named with file, line, key and problem", arguments: [
         ("base_topic: \"\"\n", "homegate.yml:1: base_topic: must not be empty"),
         ("base_topic: a/+\n", "homegate.yml:1: base_topic: '+' is a wildcard"),
@@ -102,10 +111,15 @@ struct ConfigFileTests {
         ("base_topic: home/\n", "homegate.yml:1: base_topic: \"home/\" has an empty level"),
         ("base_topic: [a]\n", "homegate.yml:1: base_topic: expected a text value, got a list"),
         ("log_level: loud\n", "homegate.yml:1: log_level: expected one of trace, debug, info, notice, warning, error, critical, got \"loud\""),
-        ("logging: info\n", "homegate.yml:1: logging: unknown key (known here: base_topic, data_dir, log_level, mqtt, gateway, home_assistant, metrics, hap, homes, simulator, ui, history)"),
+        ("logging: info\n", "homegate.yml:1: logging: unknown key (known here: base_topic, data_dir, log_level, mqtt, gateway, home_assistant, metrics, hap, matter, homes, simulator, ui, history)"),
         ("hap:\n  browser: sometimes\n", "homegate.yml:2: hap.browser: expected one of on-request, always, got \"sometimes\""),
         ("hap:\n  browse_interval: 0\n", "homegate.yml:2: hap.browse_interval: must be within 1...86400 seconds, got 0"),
         ("hap:\n  thread_keep_alive: 7200\n", "homegate.yml:2: hap.thread_keep_alive: must be within 1...3600 seconds, got 7200"),
+        ("matter:\n  port: 5580\n", "homegate.yml:2: matter: \"url\" (a Matter Server you run, ws://host:5580/ws) or \"managed: true\" is required here"),
+        ("matter:\n  url: http://h:5580/ws\n", "homegate.yml:2: matter.url: expected the Matter Server's WebSocket address, ws://host:5580/ws, got \"http://h:5580/ws\""),
+        ("matter:\n  url: ws://h:5580/ws\n  managed: true\n", "homegate.yml:2: matter.url: \"url\" is for a server you run; with \"managed: true\" HomeGate runs its own on \"port\""),
+        ("matter:\n  managed: true\n  port: 0\n", "homegate.yml:3: matter.port: must be within 1...65535, got 0"),
+        ("matter:\n  server: x\n", "homegate.yml:2: matter.server: unknown key (known here: url, managed, port, command)"),
         ("data_dir:\n", "homegate.yml:1: data_dir: expected a text value, got nothing"),
         ("base_topic: ~\n", "homegate.yml:1: base_topic: expected a text value, got nothing (\"~\" means null in YAML; quote it to mean the text)"),
         ("mqtt:\n  client_id: null\n", "homegate.yml:2: mqtt.client_id: expected a text value, got nothing"),
