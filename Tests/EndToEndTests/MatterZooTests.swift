@@ -157,4 +157,25 @@ import TestSupport
         #expect(try await noSection.waitForExit() == 78)
         #expect(noSection.output.contains("has no matter: section"), "\(noSection.output)")
     }
+
+    @Test("matter: managed: true runs the Matter Server with the gateway, its storage under the data directory, and stops it with the gateway")
+    func managedServer() async throws {
+        let folder = try TemporaryDirectory.make(prefix: "matter-managed")
+        let port = try FreePort.next()
+        let command = PackageRoot.url.appendingPathComponent(".venv-matter/bin/matter-server").path
+        guard FileManager.default.isExecutableFile(atPath: command) else {
+            Issue.record("the Matter Server is not installed at .venv-matter: run scripts/setup --matter")
+            return
+        }
+        let config = HAPEndToEndTests.config + "\nmatter:\n  managed: true\n  port: \(port)\n  command: \(command)\n"
+        let fixture = try await GatewayFixture.start(config: config, folder: folder)
+        _ = try await fixture.gateway.waitForOutput(containing: "Matter Server ws://127.0.0.1:\(port)/ws: 0 nodes")
+        let storage = folder.appendingPathComponent("data/matter")
+        #expect(FileManager.default.fileExists(atPath: storage.appendingPathComponent("server.log").path))
+        let mode = try FileManager.default.attributesOfItem(atPath: storage.path)[.posixPermissions] as? Int
+        #expect(mode == 0o700)
+        try await fixture.stop()
+        // Stopped with the gateway: nothing listens on its port any more.
+        #expect(!FreePort.accepts(port))
+    }
 }

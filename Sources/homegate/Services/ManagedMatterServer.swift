@@ -19,7 +19,9 @@ struct ManagedMatterServer {
             let (process, exited) = try start()
             logger.info("Matter Server started (\(command), pid \(process.processIdentifier), port \(port), storage \(storage))")
             await withTaskCancellationHandler {
-                for await _ in exited {}
+                // Waits for the exit even once cancelled (the stop below ends it): the gateway
+                // stops only after the server has.
+                await Task { for await _ in exited {} }.value
             } onCancel: {
                 stop(process)
             }
