@@ -108,6 +108,9 @@ struct ServiceRule: Sendable {
     let covers: Set<UInt32>
     let applies: @Sendable (EndpointView) -> Bool
     let characteristics: [CharacteristicRule]
+    /// Attributes of the covered clusters HomeKit has no characteristic for, kept on the service
+    /// as vendor-style characteristics (a battery's voltage), when the endpoint has them.
+    var extras: [(cluster: UInt32, attribute: UInt32)] = []
 }
 
 extension Value {

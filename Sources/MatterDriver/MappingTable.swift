@@ -361,7 +361,7 @@ enum MappingTable {
             guard view.features(ClusterID.powerSource) & 4 != 0 else { return .uint(2) }
             return .uint(view.number(ClusterID.powerSource, 0x1A) == 1 ? 1 : 0)
         }, present: { _ in true }),
-    ])
+    ], extras: [(ClusterID.powerSource, 0x0B), (ClusterID.powerSource, 0x13), (ClusterID.powerSource, 0x14)]) // BatVoltage (mV), replacement, quantity
 
     /// A metering characteristic reads Eve's cluster when the Matter one is absent: both are sources.
     private static func withEveSources(_ rule: CharacteristicRule) -> CharacteristicRule {

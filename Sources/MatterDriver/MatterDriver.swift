@@ -24,6 +24,11 @@ public final class MatterDriver: AccessoryDriver {
         public var maximumReconnectDelay: Duration
         /// How long ``accessories()`` waits for the server's node list at start.
         public var startupWait: Duration
+        /// How long after an acknowledged set the characteristic is read again: a device's
+        /// reports are at least a second apart and carry the value at their time, and the server
+        /// passes on only what differs from its own copy, so a change made on the device within
+        /// that second, back to the value the server last saw, would never be reported.
+        public var verifyDelay: Duration = .milliseconds(1500)
 
         public init(server: Client.Configuration, reconnectDelay: Duration = .milliseconds(500), maximumReconnectDelay: Duration = .seconds(30),
                     startupWait: Duration = .seconds(6)) {
@@ -54,11 +59,15 @@ public final class MatterDriver: AccessoryDriver {
     let firstAttempt = Alarm()
     public let events: AsyncStream<AccessoryEvent>
     let continuation: AsyncStream<AccessoryEvent>.Continuation
+    /// Characteristics to read again after a set, and when.
+    private let verifications: AsyncStream<(CharacteristicReference, ContinuousClock.Instant)>
+    private let verificationQueue: AsyncStream<(CharacteristicReference, ContinuousClock.Instant)>.Continuation
 
     public init(configuration: Configuration, logger: Logger) {
         self.configuration = configuration
         self.logger = logger
         (events, continuation) = AsyncStream.makeStream()
+        (verifications, verificationQueue) = AsyncStream.makeStream()
     }
 
     /// Whether `id` is the id of a Matter accessory (of any server).
@@ -68,8 +77,31 @@ public final class MatterDriver: AccessoryDriver {
 
     // MARK: The connection
 
-    /// Keeps a connection to the Matter Server until cancelled.
+    /// Keeps a connection to the Matter Server until cancelled (and reads set characteristics
+    /// again, ``Configuration/verifyDelay`` after their acknowledgement).
     public func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.verifySets() }
+            await keepConnected()
+            group.cancelAll()
+        }
+        continuation.finish()
+    }
+
+    /// Reads each set characteristic again when its time comes; what the device has then is
+    /// passed on (the engine keeps it only if it differs).
+    private func verifySets() async {
+        for await (reference, due) in verifications {
+            do {
+                try await Task.sleep(until: due, clock: .continuous)
+            } catch {
+                return
+            }
+            if let value = try? await read(reference) { continuation.yield(.value(reference, value)) }
+        }
+    }
+
+    private func keepConnected() async {
         var backoff = Backoff(initial: configuration.reconnectDelay, maximum: configuration.maximumReconnectDelay, jitter: .equal)
         while !Task.isCancelled {
             let started = ContinuousClock.now
@@ -96,7 +128,6 @@ public final class MatterDriver: AccessoryDriver {
                 break
             }
         }
-        continuation.finish()
     }
 
     private func report(_ error: any Error) {
@@ -124,8 +155,7 @@ public final class MatterDriver: AccessoryDriver {
         }
         logger.info("Matter Server \(configuration.server.url): \(nodes.count) nodes, schema \(connection.info.schemaVersion), SDK \(connection.info.sdkVersion)")
         if !removed.isEmpty { continuation.yield(.removed(Array(removed))) }
-        let accessories = mappings.sorted { $0.key < $1.key }.flatMap(\.value.accessories)
-        if !accessories.isEmpty { continuation.yield(.accessories(accessories)) }
+        report(mappings.sorted { $0.key < $1.key }.flatMap(\.value.accessories))
         firstAttempt.ring()
         for await event in connection.events {
             handle(event)
@@ -181,20 +211,31 @@ public final class MatterDriver: AccessoryDriver {
             if !gone.isEmpty { continuation.yield(.removed(Array(gone))) }
             return mapping.accessories
         }
-        if let accessories { continuation.yield(.accessories(accessories)) }
+        if let accessories { report(accessories) }
+    }
+
+    /// Accessories described (again): their structure and values, then the reachability of those
+    /// that cannot be reached (a description brings reachability back, never takes it away).
+    private func report(_ accessories: [Accessory]) {
+        guard !accessories.isEmpty else { return }
+        continuation.yield(.accessories(accessories))
+        for accessory in accessories where !accessory.isReachable {
+            continuation.yield(.reachability(accessory.id, reachable: false))
+        }
     }
 
     /// An attribute changed: the characteristics computed from it, and a bridged device's reachability.
     private func update(node id: UInt64, path: AttributePath, value: JSON) {
         let changes = state.withLock { state -> [AccessoryEvent] in
             guard var node = state.nodes[id], let mapping = state.mappings[id] else { return [] }
-            let before = node
             node.attributes[path] = value
             state.nodes[id] = node
+            // Every report is passed on, changed here or not: the engine holds the value a set
+            // gave, which the device may have left again before its report (a report carries
+            // the value at its time, and reports are at least a second apart).
             var changes: [AccessoryEvent] = []
             for reference in mapping.dependents[path] ?? [] {
-                let new = mapping.value(of: reference, in: node)
-                if let new, new != mapping.value(of: reference, in: before) { changes.append(.value(reference, new)) }
+                if let new = mapping.value(of: reference, in: node) { changes.append(.value(reference, new)) }
             }
             if let accessory = mapping.reachability[path], let reachable = value.bool {
                 changes.append(.reachability(accessory, reachable: reachable && node.isAvailable))
@@ -281,6 +322,7 @@ public final class MatterDriver: AccessoryDriver {
             throw StatusError(.readOnly, "the Matter device has nothing to write \(binding.rule.type) to")
         }
         try await perform(action, on: node.nodeID, endpoint: binding.endpoint, connection: connection)
+        if binding.rule.sources.isEmpty == false { verificationQueue.yield((characteristic, .now + configuration.verifyDelay)) }
     }
 
     /// Several characteristics of one accessory: a light's hue and saturation together as one
@@ -294,6 +336,9 @@ public final class MatterDriver: AccessoryDriver {
                 let (connection, node, _) = try target(combined.hue.0)
                 try await perform(combined.action, on: node.nodeID, endpoint: combined.endpoint, connection: connection)
                 outcome = .success(())
+                for reference in [combined.hue.0, combined.saturation.0] {
+                    verificationQueue.yield((reference, .now + configuration.verifyDelay))
+                }
             } catch {
                 outcome = .failure(error)
             }

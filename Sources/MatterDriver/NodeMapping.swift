@@ -160,6 +160,11 @@ struct NodeMapping: Sendable {
                 bind(characteristicRule, CharacteristicReference(accessoryID: accessory, iid: characteristic.iid), endpoint: view.endpoint)
                 characteristics.append(characteristic)
             }
+            for (index, extra) in rule.extras.enumerated() {
+                let path = AttributePath(endpoint: view.endpoint, cluster: extra.cluster, attribute: extra.attribute)
+                guard let json = node.attributes[path] else { continue }
+                characteristics.append(vendorCharacteristic(path, sample: json, iid: serviceIID + 64 + index, view: view, accessory: accessory))
+            }
             return Service(iid: serviceIID, type: rule.type, uuid: type.uuid, characteristics: characteristics)
         }
 
@@ -192,6 +197,19 @@ struct NodeMapping: Sendable {
                                   unit: vendor.unit, minValue: vendor.minValue, maxValue: vendor.maxValue, minStep: vendor.minStep, value: value)
         }
 
+        /// One attribute as a read-only characteristic of a Matter-derived custom type, named after it.
+        private mutating func vendorCharacteristic(_ path: AttributePath, sample: JSON, iid: Int, view: EndpointView,
+                                                   accessory: AccessoryID) -> Characteristic {
+            let rule = VendorAttribute.rule(path, sample: sample)
+            let format = VendorAttribute.format(of: sample)
+            let uuid = VendorAttribute.uuid(cluster: path.cluster, attribute: path.attribute)
+            let characteristic = Characteristic(iid: iid, type: uuid, uuid: uuid, format: format, perms: [.read, .events],
+                                                maxLen: format == .string ? 256 : nil, value: rule.read(view),
+                                                description: MatterNames.attribute(cluster: path.cluster, attribute: path.attribute))
+            bind(rule, CharacteristicReference(accessoryID: accessory, iid: iid), endpoint: view.endpoint)
+            return characteristic
+        }
+
         /// Generic Switch (momentary) as a stateless programmable switch: its events arrive as
         /// node events (``MatterDriver``), its value is never kept.
         private mutating func programmableSwitch(_ view: EndpointView, accessory: AccessoryID, index: Int) -> Service {
@@ -203,6 +221,11 @@ struct NodeMapping: Sendable {
             }
             if let label = Catalog.standard.characteristic("service-label-index") {
                 characteristics.append(Characteristic(iid: serviceIID + 2, standard: label, value: .uint(UInt64(index))))
+            }
+            // The switch's position (a latching or multi-position switch reports where it is).
+            let position = AttributePath(endpoint: view.endpoint, cluster: ClusterID.genericSwitch, attribute: 1)
+            if let json = node.attributes[position] {
+                characteristics.append(vendorCharacteristic(position, sample: json, iid: serviceIID + 3, view: view, accessory: accessory))
             }
             let type = Catalog.standard.service("stateless-programmable-switch")
             return Service(iid: serviceIID, type: "stateless-programmable-switch", uuid: type?.uuid ?? "", characteristics: characteristics)
@@ -217,15 +240,8 @@ struct NodeMapping: Sendable {
             }.sorted().prefix(255)
             var characteristics: [Characteristic] = []
             for (index, path) in attributes.enumerated() {
-                let json = node.attributes[path] ?? .null
-                let rule = VendorAttribute.rule(path, sample: json)
-                let characteristic = Characteristic(iid: serviceIID + 1 + index, type: VendorAttribute.uuid(cluster: cluster, attribute: path.attribute),
-                                                    uuid: VendorAttribute.uuid(cluster: cluster, attribute: path.attribute),
-                                                    format: VendorAttribute.format(of: json), perms: [.read, .events],
-                                                    maxLen: VendorAttribute.format(of: json) == .string ? 256 : nil, value: rule.read(view),
-                                                    description: MatterNames.attribute(cluster: cluster, attribute: path.attribute))
-                bind(rule, CharacteristicReference(accessoryID: accessory, iid: characteristic.iid), endpoint: view.endpoint)
-                characteristics.append(characteristic)
+                characteristics.append(vendorCharacteristic(path, sample: node.attributes[path] ?? .null, iid: serviceIID + 1 + index, view: view,
+                                                            accessory: accessory))
             }
             return Service(iid: serviceIID, type: VendorAttribute.serviceUUID(cluster: cluster), uuid: VendorAttribute.serviceUUID(cluster: cluster),
                            name: MatterNames.cluster(cluster), characteristics: characteristics)

@@ -626,8 +626,10 @@ class Lab:
             "pythonpath": pythonpath,
             "devices": {},
         }
+        seen = {}
         for i, kind in enumerate(self.kinds):
-            name = f"{kind}{i + 1}" if self.kinds.count(kind) > 1 else kind
+            seen[kind] = seen.get(kind, 0) + 1
+            name = f"{kind}{seen[kind]}" if self.kinds.count(kind) > 1 else kind
             spec["devices"][name] = {"kind": kind, "port": DEVICE_BASE_PORT + i}
         self.spec = spec
         self.devhost = await asyncio.create_subprocess_exec(
