@@ -8,6 +8,14 @@ public struct Latencies: Codable, Sendable {
     public let p90: Double
     public let p99: Double
 
+    /// Figures measured elsewhere (another program's percentiles, in microseconds).
+    public init(count: Int, p50: Double, p90: Double, p99: Double) {
+        self.count = count
+        self.p50 = p50
+        self.p90 = p90
+        self.p99 = p99
+    }
+
     public init(_ durations: [Duration]) {
         let sorted = durations.map(\.microsecondsValue).sorted()
         func percentile(_ fraction: Double) -> Double {

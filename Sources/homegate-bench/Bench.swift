@@ -12,9 +12,10 @@ import Harness
 /// BENCHMARKS.md; `-` prints instead), `--cpu-sets N` (sets over which CPU time is read from
 /// `/proc`, default 10000), `--many N` (HAP devices in the many-devices section, default 100),
 /// `--many-rounds N` (sets per device there, one at a time, default 10), `--only
-/// echo,set,cpu,fanout,scale,hap,coap,many` (some sections; the set and CPU sections bring the
-/// echo baseline along; `coap` is HAP over CoAP with `--hap-iterations`), `--quick` (small
-/// counts, for the test suite).
+/// echo,set,cpu,fanout,scale,hap,coap,many,matter` (some sections; the set and CPU sections bring
+/// the echo baseline along; `coap` is HAP over CoAP with `--hap-iterations`; `matter` is a set to
+/// a real Matter device through the Matter Server against the server's own client, with
+/// `--hap-iterations` sets, and needs root for its lab), `--quick` (small counts, for the test suite).
 @main
 enum Bench {
     struct Options {
@@ -32,7 +33,7 @@ enum Bench {
         var only: Set<Section> = []
 
         enum Section: String, CaseIterable {
-            case echo, set, cpu, fanout, scale, hap, coap, many
+            case echo, set, cpu, fanout, scale, hap, coap, many, matter
         }
 
         func runs(_ section: Section) -> Bool {
@@ -98,6 +99,10 @@ enum Bench {
 
     static func run(_ options: Options) async throws -> Results {
         var results = Results()
+        if options.only == [.matter] {
+            results.matter = try await MatterBench.run(iterations: options.hapIterations)
+            return results
+        }
         guard options.only != [.many] else {
             results.many = try await ManyBench.run(devices: options.manyDevices, rounds: options.manyRounds)
             return results
@@ -126,6 +131,7 @@ enum Bench {
         if options.runs(.hap) { results.hap = try await HAPBench.run(iterations: options.hapIterations) }
         if options.runs(.coap) { results.coap = try await CoAPBench.run(iterations: options.hapIterations) }
         if options.runs(.many) { results.many = try await ManyBench.run(devices: options.manyDevices, rounds: options.manyRounds) }
+        if options.runs(.matter) { results.matter = try await MatterBench.run(iterations: options.hapIterations) }
         return results
     }
 
@@ -222,6 +228,7 @@ struct Results: Codable {
     var coap: HAPBench.Figures?
     var cpu: CPUPerSet?
     var many: ManyBench.Figures?
+    var matter: MatterBench.Figures?
 }
 
 /// A generated home of `accessories` lightbulbs (5 characteristics each) run by the real gateway.

@@ -67,6 +67,7 @@ enum Report {
         if let hap = results.hap { lines += hapLines(hap) }
         if let coap = results.coap { lines += coapLines(coap) }
         if let many = results.many { lines += manyLines(many) }
+        if let matter = results.matter { lines += matterLines(matter) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         let json = (try? encoder.encode(results)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
@@ -89,6 +90,18 @@ enum Report {
             row("read round trip", ours.read, theirs.read, target: "<= 0.8x", met: ours.read.p50 <= 0.8 * theirs.read.p50),
             row("write round trip", ours.write, theirs.write, target: "<= 0.8x", met: ours.write.p50 <= 0.8 * theirs.write.p50),
         ] + peerLines(ours, theirs)
+    }
+
+    /// The Matter section: a set through HomeGate and the Matter Server against the server's own client.
+    private static func matterLines(_ matter: MatterBench.Figures) -> [String] {
+        [
+            "", "Matter: set -> acknowledgement through HomeGate and python-matter-server 8.1.2 to a CircuitMatter on/off light (the live lab), "
+                + "against the server's own Python client sending the same On/Off commands to the same node (the floor), same run:", "",
+            "| what | p50 | p90 | p99 |", "|---|---|---|---|",
+            "| through HomeGate (MQTT set -> acknowledgement) | \(us(matter.homegate.p50)) | \(us(matter.homegate.p90)) | \(us(matter.homegate.p99)) |",
+            "| the server's own client (device_command -> result) | \(us(matter.serverClient.p50)) | \(us(matter.serverClient.p90)) | \(us(matter.serverClient.p99)) |",
+            "", "Ratio (p50): \(String(format: "%.2f", matter.ratio)); target <= 1.2: \(met(matter.ratio <= 1.2))",
+        ]
     }
 
     /// The CoAP section: ours against aiohomekit's CoAP controller on the same Thread peer.

@@ -62,6 +62,14 @@ import TestSupport
         #expect(retained["\(Self.room)/yndx-00540/outlet/on"] == "true")
         #expect(retained["\(Self.room)/smoke-sensor/battery-service/battery-level"] == "94")
         #expect(retained["\(Self.room)/mock-extended-color-light/$reachable"] == "true")
+        // The values published equal the server's own attribute values after the table's
+        // conversion, checked by a script that asks the server and the broker directly.
+        let check = try ChildProcess(PackageRoot.url.appendingPathComponent(".venv-matter/bin/python").path,
+                                     [PackageRoot.url.appendingPathComponent("Tests/Fixtures/matter/check_values.py").path, "--server", server.url,
+                                      "--broker-port", String(fixture.broker.url.port), "--base", "hgtest"])
+        #expect(try await check.waitForExit() == 0, "\(check.output.value)")
+        let checked = (try? JSONSerialization.jsonObject(with: Data((check.output.value.split(separator: "\n").last ?? "").utf8)) as? [String: Any])?["checked"] as? Int
+        #expect((checked ?? 0) >= 40, "\(check.output.value)")
         try await fixture.stop()
     }
 

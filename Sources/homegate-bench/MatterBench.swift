@@ -1,0 +1,85 @@
+import Foundation
+import Harness
+import MQTT
+
+/// The Matter section: a set through HomeGate and the Matter Server to a real Matter device
+/// (a CircuitMatter on/off light in the live lab, `Tests/Fixtures/matter/live`) and back as the
+/// acknowledgement, against the floor: the Matter Server's own Python client
+/// (`matter_server.client`, as Home Assistant uses it) sending the same On and Off commands to the
+/// same node, in the same run. Target: p50 at most 1.2x the floor.
+enum MatterBench {
+    struct Figures: Codable {
+        let homegate: Latencies
+        let serverClient: Latencies
+        var ratio: Double { homegate.p50 / max(serverClient.p50, 0.001) }
+    }
+
+    static func run(iterations: Int) async throws -> Figures {
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("homegate-bench-matter-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        Bench.log("Matter: the live lab (python-matter-server 8.1.2, a CircuitMatter on/off light)")
+        let lab = try await MatterLab.start(kinds: ["onoff"], folder: folder)
+        defer { Task { await lab.stop() } }
+        let broker = try await Mosquitto.start()
+        defer { Task { await broker.stop() } }
+        let config = folder.appendingPathComponent("homegate.yml").path
+        try """
+            base_topic: hgbench
+            log_level: warning
+            mqtt:
+              url: \(broker.url)
+            matter:
+              url: \(lab.url)
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        let data = folder.appendingPathComponent("data").path
+        let pair = try HomeGateProcess(["pair", "--config", config, "--data-dir", data, "--matter", try lab.device("onoff").qr])
+        guard try await pair.waitForExit(timeout: .seconds(300)) == 0,
+              let node = pair.output.firstMatch(of: /as node (\d+)/).flatMap({ Int($0.1) }) else {
+            throw FixtureError("commissioning the lab's light failed: \(pair.output)")
+        }
+        let gateway = try HomeGateProcess(["run", "--config", config, "--data-dir", data])
+        defer { gateway.signal(SIGTERM) }
+        try await gateway.waitForOutput(containing: "synchronised with the broker")
+        let topic = "hgbench/home/default-room/circuitmatter/lightbulb/on/set"
+        Bench.log("Matter: \(iterations) sets through HomeGate (\(topic))")
+        let homegate = try await sets(broker: broker, topic: topic, count: iterations, warmUp: 20)
+        Bench.log("Matter: \(iterations) commands from the server's own Python client to node \(node)")
+        let floor = try await serverClient(url: lab.url, node: node, count: iterations)
+        gateway.signal(SIGTERM)
+        _ = try? await gateway.waitForExit(timeout: .seconds(20))
+        return Figures(homegate: homegate, serverClient: floor)
+    }
+
+    /// On and Off in turn, each waited for (its acknowledgement on `<topic>/result`).
+    private static func sets(broker: Mosquitto, topic: String, count: Int, warmUp: Int) async throws -> Latencies {
+        let client = try await TestClient.connect(TestClient.configuration(broker.url, id: "matter-setter"))
+        try await client.subscribe("\(topic)/result")
+        var samples: [Duration] = []
+        for index in 0..<(warmUp + count) {
+            let seen = client.inbox.all.count
+            let start = ContinuousClock.now
+            try await client.publish(topic, index.isMultiple(of: 2) ? "true" : "false", qos: .atLeastOnce)
+            let reply = try await client.inbox.wait(for: "the acknowledgement of set \(index)") { messages in
+                messages.dropFirst(seen).first { $0.topic.string == "\(topic)/result" }
+            }
+            if index >= warmUp { samples.append(start.duration(to: .now)) }
+            guard reply.payloadString.contains("\"ok\":true") else { throw FixtureError("a set failed: \(reply.payloadString)") }
+        }
+        await client.stop()
+        return Latencies(samples)
+    }
+
+    private static func serverClient(url: String, node: Int, count: Int) async throws -> Latencies {
+        let python = PackageRoot.url.appendingPathComponent(".venv-matter/bin/python").path
+        let script = PackageRoot.url.appendingPathComponent("Tests/Fixtures/matter/server_client_bench.py").path
+        let child = try ChildProcess(python, [script, "--url", url, "--node", String(node), "--iterations", String(count)])
+        let status = try await child.waitForExit(timeout: .seconds(600))
+        guard status == 0, let line = child.output.value.split(separator: "\n").last(where: { $0.hasPrefix("{") }),
+              let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+            throw FixtureError("server_client_bench.py failed (\(status)): \(child.output.value.suffix(3000))")
+        }
+        return Latencies(count: object["count"] as? Int ?? 0, p50: object["p50"] as? Double ?? 0, p90: object["p90"] as? Double ?? 0,
+                         p99: object["p99"] as? Double ?? 0)
+    }
+}
