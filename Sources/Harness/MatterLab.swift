@@ -14,6 +14,8 @@ public final class MatterLab: @unchecked Sendable {
         public let kind: String
         /// Its QR payload (`MT:...`).
         public let qr: String
+        /// The UDP port it listens on (5541, 5542, ...).
+        public let port: Int
     }
 
     /// `ws://127.0.0.1:PORT/ws`.
@@ -40,7 +42,7 @@ public final class MatterLab: @unchecked Sendable {
         }
         let devices = (object["devices"] as? [[String: Any]] ?? []).compactMap { entry -> Device? in
             guard let name = entry["name"] as? String, let kind = entry["kind"] as? String, let qr = entry["qr"] as? String else { return nil }
-            return Device(name: name, kind: kind, qr: qr)
+            return Device(name: name, kind: kind, qr: qr, port: entry["port"] as? Int ?? 0)
         }
         return MatterLab(url: url, devices: devices, process: process)
     }

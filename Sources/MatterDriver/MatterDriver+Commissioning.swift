@@ -77,7 +77,8 @@ extension MatterDriver {
         return (result.array ?? []).map(Self.found)
     }
 
-    static func found(_ entry: JSON) -> FoundAccessory {
+    /// One entry of the server's `discover` answer as the accessory browser lists it.
+    public static func found(_ entry: JSON) -> FoundAccessory {
         let discriminator = entry["long_discriminator"]?.int.map(String.init) ?? "?"
         let vendor = entry["vendor_id"]?.int.map { String($0, radix: 16, uppercase: true) } ?? "?"
         let product = entry["product_id"]?.int.map { String($0, radix: 16, uppercase: true) } ?? "?"

@@ -1,3 +1,4 @@
+import Accessories
 import ArgumentParser
 import Foundation
 import HAP
@@ -17,6 +18,9 @@ struct DiscoverCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print one JSON object per accessory, one per line.")
     var json = false
 
+    @Option(name: .long, help: "A configuration file with a matter: section: Matter devices in commissioning mode are listed too (the Matter Server's discover).")
+    var config: String?
+
     func validate() throws {
         guard timeout > 0, timeout <= 60 else {
             throw ValidationError("--timeout must be more than 0 and at most 60 seconds, not \(DiscoveryListing.seconds(timeout))")
@@ -31,8 +35,9 @@ struct DiscoverCommand: AsyncParsableCommand {
             printError(error.description)
             throw ExitCode.failure
         }
-        if accessories.isEmpty {
-            let note = "no HomeKit accessories answered within \(DiscoveryListing.seconds(timeout))s"
+        let matter = try await config.asyncMap { try await MatterCommissioning.commissionable(config: $0) } ?? []
+        if accessories.isEmpty && matter.isEmpty {
+            let note = "no HomeKit accessories answered within \(DiscoveryListing.seconds(timeout))s" + (config == nil ? "" : ", no Matter device is in commissioning mode")
             if json {
                 FileHandle.standardError.write(Data("\(note)\n".utf8))
             } else {
@@ -40,7 +45,7 @@ struct DiscoverCommand: AsyncParsableCommand {
             }
             return
         }
-        let lines = json ? accessories.map(DiscoveryListing.jsonLine) : DiscoveryListing.table(accessories)
+        let lines = json ? accessories.map(DiscoveryListing.jsonLine) + matter.map(DiscoveryListing.jsonLine) : DiscoveryListing.table(accessories, matter: matter)
         for line in lines {
             print(line)
         }
@@ -67,13 +72,16 @@ enum DiscoveryListing {
     }
 
     /// A header line and one line per accessory, columns padded to their widest entry.
-    static func table(_ accessories: [DiscoveredAccessory]) -> [String] {
+    static func table(_ accessories: [DiscoveredAccessory], matter: [FoundAccessory] = []) -> [String] {
         let header = ["NAME", "ID", "MODEL", "CATEGORY", "PAIRED", "TRANSPORT", "ADDRESS"]
         let rows = accessories.map { accessory in
             [
                 accessory.name, accessory.deviceID.isEmpty ? "-" : accessory.deviceID, accessory.model.isEmpty ? "-" : accessory.model,
                 categoryName(accessory.categoryIdentifier), accessory.isPaired ? "yes" : "no", accessory.transport.rawValue, address(accessory),
             ]
+        } + matter.map { device in
+            [device.name, device.deviceID, device.model, "-", "no", device.transport,
+             device.host.contains(":") ? "[\(device.host)]:\(device.port)" : "\(device.host):\(device.port)"]
         }
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         return ([header] + rows).map { row in
@@ -81,6 +89,16 @@ enum DiscoveryListing {
                 column == row.count - 1 ? row[column] : row[column] + String(repeating: " ", count: widths[column] - row[column].count)
             }.joined(separator: "  ")
         }
+    }
+
+    /// A Matter device in commissioning mode as a JSON object on one line, keys sorted: `name`,
+    /// `id` (its mDNS instance name), `model` (vendor and product id, discriminator), `paired`
+    /// (false), `host`, `port`, `transport` (`matter`).
+    static func jsonLine(_ device: FoundAccessory) -> String {
+        let object: [String: Any] = ["name": device.name, "id": device.deviceID, "model": device.model, "paired": false, "host": device.host,
+                                     "port": device.port, "transport": device.transport]
+        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
     }
 
     /// One accessory as a JSON object on one line, keys sorted: `name`, `id`, `model`,

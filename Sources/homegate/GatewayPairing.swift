@@ -18,6 +18,8 @@ struct GatewayPairing: PairingService {
     let driver: HAPDriver
     /// The Matter driver, when the configuration has a `matter:` section.
     let matter: MatterDriver?
+    /// HomeKit accessories and Matter devices found, not paired.
+    let browser: AccessoryBrowser
     let logger: Logger
 
     func pair(host: String, port: Int, transport: String, code: String, placement: Placement) async throws -> [AccessoryID] {
@@ -65,11 +67,10 @@ struct GatewayPairing: PairingService {
     }
 
     func setBrowsing(_ on: Bool) -> Bool {
-        driver.setBrowsing(on)
-        return driver.isBrowsing
+        browser.setBrowsing(on)
     }
 
-    var browserUpdates: AsyncStream<[FoundAccessory]> { driver.browser }
+    var browserUpdates: AsyncStream<[FoundAccessory]> { browser.rounds }
 
     func unpair(_ accessory: AccessoryID) async throws {
         if MatterDriver.isMatterAccessory(accessory), let matter {

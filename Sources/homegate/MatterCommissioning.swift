@@ -1,3 +1,4 @@
+import Accessories
 import Foundation
 import HomeGateConfig
 import Logging
@@ -35,9 +36,40 @@ enum MatterCommissioning {
     }
 }
 
+extension MatterCommissioning {
+    /// `homegate discover --config FILE`: the Matter devices in commissioning mode the server of
+    /// the configuration's `matter:` section finds (its `discover`, about 5 s), listed as the
+    /// HAP accessories are (transport `matter`; the id is the device's mDNS instance name).
+    static func commissionable(config: String) async throws -> [FoundAccessory] {
+        let file = try loadConfigFileOrExit(config, overrides: ConfigFile.Overrides())
+        guard let settings = file.matter else {
+            printError("\(config) has no matter: section (the Matter Server to ask)")
+            throw HomeGateExit.configuration
+        }
+        let logger = Logger(label: "homegate", factory: { StreamLogHandler.standardError(label: $0) })
+        do {
+            let result = try await Client.withConnection(Client.Configuration(url: settings.url), logger: logger) { connection in
+                try await connection.send("discover", timeout: .seconds(30))
+            }
+            return (result.array ?? []).map(MatterDriver.found)
+        } catch let error as ServerError {
+            printError("the Matter Server at \(settings.url): \(error)")
+            throw error.isUnreachable ? HomeGateExit.refused : HomeGateExit.ioError
+        }
+    }
+}
+
 extension ServerError {
     var isUnreachable: Bool {
         if case .unreachable = self { return true }
         return false
+    }
+}
+
+extension Optional {
+    /// The wrapped value transformed by an async function, or nil.
+    func asyncMap<T>(_ transform: (Wrapped) async throws -> T) async rethrows -> T? {
+        guard let value = self else { return nil }
+        return try await transform(value)
     }
 }

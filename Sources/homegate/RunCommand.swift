@@ -138,6 +138,7 @@ struct RunCommand: AsyncParsableCommand {
             MatterDriver(configuration: .init(server: Matter.Client.Configuration(url: settings.url)), logger: logger)
         }
         let drivers = DriverSet([simulator, hapDriver] + (matterDriver.map { [$0] } ?? []))
+        let browser = AccessoryBrowser(hap: hapDriver, matter: matterDriver, logger: logger)
         let registry = PrometheusCollectorRegistry()
         let metricsFactory = DescribedMetricsFactory(registry: registry, descriptions: Gateway.metricDescriptions)
         var engineConfiguration = Gateway.Configuration(baseTopic: file.baseTopic, writeTimeout: file.engine.writeTimeout,
@@ -152,7 +153,7 @@ struct RunCommand: AsyncParsableCommand {
         let engine = Gateway(
             configuration: engineConfiguration,
             bus: client, driver: drivers, simulator: simulator,
-            pairing: GatewayPairing(store: store, controller: controller, driver: hapDriver, matter: matterDriver, logger: logger), store: store, homes: homes,
+            pairing: GatewayPairing(store: store, controller: controller, driver: hapDriver, matter: matterDriver, browser: browser, logger: logger), store: store, homes: homes,
             storedLayout: storedLayout, logger: logger
         )
         if let configurationToRecord {
@@ -175,6 +176,7 @@ struct RunCommand: AsyncParsableCommand {
         if let matterDriver {
             services.append(.init(service: PartService("Matter devices", logger: logger) { await matterDriver.run() }))
         }
+        services.append(.init(service: PartService("accessory browser", logger: logger) { await browser.run() }))
         services += [
             .init(service: PartService("engine", logger: logger) { try await engine.run() }),
         ]

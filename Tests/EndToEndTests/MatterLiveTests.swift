@@ -45,12 +45,26 @@ import TestSupport
         let onoff = try lab.device("onoff")
         let color = try lab.device("color")
 
+        // homegate discover lists the devices in commissioning mode beside HomeKit accessories.
+        let discover = try HomeGateProcess(["discover", "--timeout", "1", "--json", "--config", fixture.configFile])
+        #expect(try await discover.waitForExit() == 0, "\(discover.output)")
+        #expect(discover.output.contains("\"port\":\(onoff.port)") && discover.output.contains("\"transport\":\"matter\""), "\(discover.output)")
         // Commissioned from the command line: the running gateway brings it in.
         let pair = try HomeGateProcess(["pair", "--config", fixture.configFile, "--matter", onoff.qr])
         #expect(try await pair.waitForExit(timeout: .seconds(300)) == 0, "\(pair.output)")
         #expect(pair.output.contains("commissioned"), "\(pair.output)")
-        // Commissioned over MQTT, into a room.
-        let answer = try await fixture.request("accessory/pair", #"{"transport": "matter", "code": "\#(color.qr)", "room": "Office"}"#)
+        // The accessory browser lists the colour light, in commissioning mode, beside HAP
+        // accessories; it is commissioned over MQTT by the id the browser gave, into a room.
+        _ = try await fixture.request("browser/start", "{}")
+        let found = try await fixture.watcher.inbox.wait(for: "the colour light in the accessory browser") { messages -> String? in
+            messages.first { message in
+                guard message.topic.string.hasPrefix("hgtest/$browser/"), !message.payload.isEmpty,
+                      let entry = try? JSONSerialization.jsonObject(with: Data(message.payload)) as? [String: Any] else { return false }
+                return entry["transport"] as? String == "matter" && entry["port"] as? Int == color.port
+            }?.topic.string
+        }
+        let deviceID = String(found.dropFirst("hgtest/$browser/".count))
+        let answer = try await fixture.request("accessory/pair", #"{"device": "\#(deviceID)", "code": "\#(color.qr)", "room": "Office"}"#)
         #expect(answer["ok"] as? Bool == true, "\(answer)")
         let colorID = try #require(((answer["data"] as? [String: Any])?["accessories"] as? [String])?.first, "\(answer)")
 
