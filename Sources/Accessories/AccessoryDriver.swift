@@ -80,6 +80,9 @@ public enum AccessoryEvent: Sendable, Hashable {
     /// Something odd about a device's description of itself (the accessory named is its first),
     /// and what was done about it.
     case warning(AccessoryID, String)
+    /// Something a device reported that is no characteristic's value (a Matter node's event: a
+    /// door lock's alarm, a switch's press): its kind (`Door Lock: Lock Operation`) and fields.
+    case deviceEvent(AccessoryID, kind: String, fields: [String: JSON])
 }
 
 extension AccessoryDriver {

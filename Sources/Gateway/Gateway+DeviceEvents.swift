@@ -19,6 +19,10 @@ extension Gateway {
         case .warning(let id, let message):
             let (home, accessory) = accessory(id).map { ($0.home.name, $0.accessory.name) } ?? ("", id.rawValue)
             announce("accessory-warning", ["accessory": .string(id.rawValue), "name": .string(accessory), "home": .string(home), "message": .string(message)])
+        case .deviceEvent(let id, let kind, let fields):
+            guard let (home, accessory) = accessory(id) else { return }
+            announce("device-event", ["accessory": .string(id.rawValue), "name": .string(accessory.name), "home": .string(home.name),
+                                      "kind": .string(kind), "data": .object(fields)])
         }
     }
 

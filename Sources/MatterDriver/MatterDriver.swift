@@ -245,16 +245,20 @@ public final class MatterDriver: AccessoryDriver {
         for change in changes { continuation.yield(change) }
     }
 
-    /// Generic Switch events as HomeKit's programmable switch events (0 single, 1 double,
+    /// A node's event: on `$events` (`device-event`, its kind by the cluster's and event's names,
+    /// its fields); Generic Switch events also as HomeKit's programmable switch events (0 single, 1 double,
     /// 2 long press): multi-press switches report MultiPressComplete, others ShortRelease (or
     /// InitialPress without release events); LongPress is a long press.
     private func nodeEvent(_ event: NodeEvent) {
-        guard event.cluster == ClusterID.genericSwitch,
-              let target = state.withLock({ $0.mappings[event.nodeID]?.switches[event.endpoint] }),
-              let press = Self.switchEvent(event, features: target.features) else {
-            logger.debug("Matter node \(event.nodeID) event \(event.event) on endpoint \(event.endpoint), cluster \(event.cluster)")
-            return
+        let (target, accessory) = state.withLock { state in
+            (state.mappings[event.nodeID]?.switches[event.endpoint], state.mappings[event.nodeID]?.accessory(ofEndpoint: event.endpoint))
         }
+        if let accessory {
+            var fields = event.data?.object ?? [:]
+            fields["endpoint"] = .int(Int64(event.endpoint))
+            continuation.yield(.deviceEvent(accessory, kind: MatterNames.event(cluster: event.cluster, event: event.event), fields: fields))
+        }
+        guard event.cluster == ClusterID.genericSwitch, let target, let press = Self.switchEvent(event, features: target.features) else { return }
         continuation.yield(.value(target.reference, .uint(press)))
     }
 

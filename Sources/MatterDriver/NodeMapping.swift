@@ -20,6 +20,8 @@ struct NodeMapping: Sendable {
     let reachability: [AttributePath: AccessoryID]
     /// Generic Switch endpoints: the programmable switch event characteristic and the switch's features.
     let switches: [Int: (reference: CharacteristicReference, features: UInt32)]
+    /// The accessory of each endpoint of a bridged device.
+    let endpointAccessories: [Int: AccessoryID]
 
     struct Binding: Sendable {
         let endpoint: Int
@@ -48,8 +50,10 @@ struct NodeMapping: Sendable {
         let rootEndpoints = node.endpoints.filter { !claimed.contains($0) && !aggregators.contains($0) }
         var accessories = [builder.accessory(id: rootID, endpoints: rootEndpoints, information: 0, informationCluster: ClusterID.basicInformation,
                                              bridgeID: nil, isBridge: !bridged.isEmpty)]
+        var endpointAccessories: [Int: AccessoryID] = [:]
         for (endpoint, endpoints) in bridged.sorted(by: { $0.key < $1.key }) {
             let id = Self.accessoryID(fabric: fabric, node: node.nodeID, endpoint: endpoint)
+            for part in endpoints { endpointAccessories[part] = id }
             var accessory = builder.accessory(id: id, endpoints: endpoints, information: endpoint,
                                               informationCluster: ClusterID.bridgedDeviceBasicInformation, bridgeID: rootID, isBridge: false)
             let reachable = AttributePath(endpoint: endpoint, cluster: ClusterID.bridgedDeviceBasicInformation, attribute: 0x11)
@@ -63,6 +67,7 @@ struct NodeMapping: Sendable {
         dependents = builder.dependents
         reachability = builder.reachability
         switches = builder.switches
+        self.endpointAccessories = endpointAccessories
     }
 
     /// Each Bridged Node endpoint with the endpoints it is made of (itself and its parts).
@@ -74,6 +79,11 @@ struct NodeMapping: Sendable {
             bridged[endpoint] = ([endpoint] + view.parts).filter { node.endpoints.contains($0) }
         }
         return bridged
+    }
+
+    /// The accessory an endpoint's services belong to (a bridged device's, else the node's).
+    func accessory(ofEndpoint endpoint: Int) -> AccessoryID? {
+        endpointAccessories[endpoint] ?? accessories.first?.id
     }
 
     /// The value of `reference` computed from `node`, if it has a binding.
