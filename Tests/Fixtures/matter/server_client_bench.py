@@ -4,7 +4,7 @@ command from send to the server's answer (the node has confirmed it).
 
     server_client_bench.py --url ws://127.0.0.1:PORT/ws --node 1 --iterations 500 [--warm-up 20]
 
-Prints one JSON line: {"count": N, "p50": us, "p90": us, "p99": us}. Run with .venv-matter's python.
+Prints one JSON line: {"count": N, "p50": us, "p90": us, "p99": us, "samples": [us, ...]}. Run with .venv-matter's python.
 """
 
 import argparse
@@ -47,7 +47,8 @@ async def main():
         await client.disconnect()
         listening.cancel()
     samples.sort()
-    print(json.dumps({"count": len(samples), "p50": percentile(samples, 0.5), "p90": percentile(samples, 0.9), "p99": percentile(samples, 0.99)}))
+    print(json.dumps({"count": len(samples), "p50": percentile(samples, 0.5), "p90": percentile(samples, 0.9), "p99": percentile(samples, 0.99),
+                      "samples": [round(sample, 1) for sample in samples]}))
 
 
 if __name__ == "__main__":
