@@ -107,6 +107,11 @@ extension AccessoryDriver {
 
     /// One write after the other: for drivers whose devices take one characteristic per request.
     public func write(_ values: [(CharacteristicReference, Value)]) async -> [CharacteristicReference: Result<Void, StatusError>] {
+        await writeOneAfterAnother(values)
+    }
+
+    /// Each value with ``write(_:to:)``, in order: each characteristic's outcome.
+    public func writeOneAfterAnother(_ values: [(CharacteristicReference, Value)]) async -> [CharacteristicReference: Result<Void, StatusError>] {
         var outcomes: [CharacteristicReference: Result<Void, StatusError>] = [:]
         for (reference, value) in values {
             do {

@@ -113,7 +113,7 @@ public final class MatterDriver: AccessoryDriver {
             } catch is CancellationError {
                 break
             } catch {
-                report(error)
+                logProblem(error)
                 if case .incompatible? = error as? ServerError { incompatible = true }
             }
             lose()
@@ -130,7 +130,8 @@ public final class MatterDriver: AccessoryDriver {
         }
     }
 
-    private func report(_ error: any Error) {
+    /// Logs a connection problem: at warning level the first time, at debug level while it repeats.
+    private func logProblem(_ error: any Error) {
         let text = "\(error)"
         let isNew = state.withLock { state in
             defer { state.lastProblem = text }
@@ -350,15 +351,7 @@ public final class MatterDriver: AccessoryDriver {
             outcomes[combined.saturation.0] = outcome
             rest.removeAll { $0.0 == combined.hue.0 || $0.0 == combined.saturation.0 }
         }
-        for (reference, value) in rest {
-            do {
-                try await write(value, to: reference)
-                outcomes[reference] = .success(())
-            } catch {
-                outcomes[reference] = .failure(error)
-            }
-        }
-        return outcomes
+        return outcomes.merging(await writeOneAfterAnother(rest)) { combined, _ in combined }
     }
 
     private func hueAndSaturation(_ values: [(CharacteristicReference, Value)])
