@@ -39,8 +39,9 @@ struct ManagedMatterServer {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [command, "--storage-path", storage, "--port", String(port), "--listen-address", "127.0.0.1"]
         let logPath = storage + "/server.log"
-        if !FileManager.default.fileExists(atPath: logPath) {
-            FileManager.default.createFile(atPath: logPath, contents: nil, attributes: [.posixPermissions: 0o600])
+        if !FileManager.default.fileExists(atPath: logPath),
+           !FileManager.default.createFile(atPath: logPath, contents: nil, attributes: [.posixPermissions: 0o600]) {
+            throw ManagedServerError(description: "cannot create the Matter Server's log \(logPath)")
         }
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         try log.seekToEnd()
