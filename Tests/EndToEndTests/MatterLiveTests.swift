@@ -6,7 +6,7 @@ import TestSupport
 /// Real Matter devices: CircuitMatter 0.4.1 lights (a pure-Python Matter device) commissioned by
 /// the real Matter Server (python-matter-server 8.1.2 and the CHIP SDK) in network namespaces of
 /// the lab's own (`Tests/Fixtures/matter/live`), driven by the real binary through Mosquitto.
-@Suite(.serialized, .startsProcesses) struct MatterLiveTests {
+@Suite(.serialized, .loadTest) struct MatterLiveTests {
     /// The characteristic topic of `type` on the Matter accessory whose id ends with `suffix`... or
     /// the first Matter accessory's when nil.
     static func topic(_ layout: [String: Any], accessory id: String, type: String) -> String? {

@@ -7,7 +7,7 @@ import TestSupport
 /// Matter devices through the real Matter Server (python-matter-server 8.1.2 and the CHIP SDK)
 /// with real devices' node dumps imported (Home Assistant's fixtures, `Tests/Fixtures/matter/zoo`),
 /// run by the real binary through a real Mosquitto.
-@Suite(.serialized, .startsProcesses) struct MatterZooTests {
+@Suite(.serialized, .loadTest) struct MatterZooTests {
     static func config(_ server: MatterZooServer) -> String {
         """
         base_topic: hgtest
