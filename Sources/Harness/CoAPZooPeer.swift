@@ -103,6 +103,25 @@ public final class CoAPZooPeer: @unchecked Sendable {
         try await control("{\"command\": \"garbage\", \"on\": \(on)}")
     }
 
+    /// Makes one step fail once, the next time it comes: `verify` (pair-verify refused),
+    /// `database` (0x09 answers garbage) or `values` (a read answered CoAP 5.00).
+    public func breakOnce(_ step: String) async throws {
+        try await control("{\"command\": \"break\", \"step\": \"\(step)\"}")
+    }
+
+    /// The zoo's fixtures a HAP-over-CoAP device could have: one accessory, every instance id
+    /// within CoAP's 16 bits.
+    public static func databases() throws -> [String] {
+        try ZooPeer.databases().filter { name in
+            let accessories = try ZooPeer.accessories(of: name)
+            guard accessories.count == 1, let services = accessories[0]["services"] as? [[String: Any]] else { return false }
+            let iids = services.flatMap { service in
+                [service["iid"] as? Int ?? 0] + (service["characteristics"] as? [[String: Any]] ?? []).map { $0["iid"] as? Int ?? 0 }
+            }
+            return iids.allSatisfy { (1...0xFFFF).contains($0) }
+        }
+    }
+
     /// Sends `count` datagrams of random bytes to every session's controller, from the peer's port.
     public func sendGarbageDatagrams(count: Int) async throws {
         try await control("{\"command\": \"garbage-datagrams\", \"count\": \(count)}")

@@ -102,6 +102,12 @@ public final class ZooPeer: @unchecked Sendable {
         try await control("{\"command\": \"garbage\", \"on\": \(on)}")
     }
 
+    /// Makes one step fail once, the next time it comes: `verify` (pair-verify refused) or
+    /// `database` (`GET /accessories` unusable).
+    public func breakOnce(_ step: String) async throws {
+        try await control("{\"command\": \"break\", \"step\": \"\(step)\"}")
+    }
+
     /// Makes `GET /accessories` hostile from now on (`malformed`, `deep`, `huge`, `many`; see
     /// zoo_peer.py), or peaceful again with nil.
     public func hostile(_ mode: String?) async throws {

@@ -122,23 +122,49 @@ struct GatewayPairing: PairingService {
             return (pairing, database)
         } catch {
             await forget(pairing, host: host, port: port, transport: transport, controller: controller, logger: logger)
-            throw error
+            throw afterPairSetup(error)
         }
     }
 
-    /// Asks the accessory to remove this controller's pairing; logs what came of it.
+    /// An error after pair-setup succeeded, told as such: the setup code was right, so a
+    /// pairing error there (a pair-verify the accessory refused) is not the code's.
+    private static func afterPairSetup(_ error: any Error) -> any Error {
+        guard let error = error as? HAPError, let code = error.pairingError else { return error }
+        let answer = code == .authentication ? "it did not accept the new pairing's signature (authentication)" : code.description
+        return HAPError(error.kind, "the setup code was accepted, but pair-verify with the new pairing failed: \(answer)")
+    }
+
+    /// Asks the accessory to remove this controller's pairing; logs what came of it. It needs
+    /// only a verified session (and over CoAP the database's pairings characteristic), never a
+    /// value; a step that failed once may work the next time (a dropped datagram, a device
+    /// busy after pair-setup), so it is tried ``forgetAttempts`` times, a second apart.
     static func forget(_ pairing: AccessoryPairing, host: String, port: Int, transport: any HAPTransport, controller: ControllerIdentity, logger: Logger) async {
-        do throws(HAPError) {
-            let client = try await transport.openSession(host: host, port: port, controller: controller, accessory: pairing, timeout: .seconds(8))
-            defer { client.close() }
-            do {
-                try await client.removePairing(controller.pairingID)
+        var lastError: HAPError?
+        for attempt in 1...forgetAttempts {
+            if attempt > 1 { try? await Task.sleep(for: .seconds(1)) }
+            do throws(HAPError) {
+                try await removeOwnPairing(pairing, host: host, port: port, transport: transport, controller: controller)
+                logger.warning("pairing with \(host):\(port) failed after pair-setup; the accessory was told to forget the new pairing, so it can be paired again")
+                return
             } catch {
-                guard error.kind == .connection else { throw error } // it may close the session once it forgot us
+                lastError = error
             }
-            logger.warning("pairing with \(host):\(port) failed after pair-setup; the accessory was told to forget the new pairing, so it can be paired again")
+        }
+        logger.error("pairing with \(host):\(port) failed after pair-setup, and the accessory could not be told to forget the new pairing (\(lastError?.message ?? "")); remove it on the accessory (or reset the accessory) before pairing again")
+    }
+
+    /// How many times a failed pairing's removal is tried.
+    static let forgetAttempts = 3
+
+    /// Removes this controller's pairing on a session of its own.
+    private static func removeOwnPairing(_ pairing: AccessoryPairing, host: String, port: Int, transport: any HAPTransport,
+                                         controller: ControllerIdentity) async throws(HAPError) {
+        let client = try await transport.openSession(host: host, port: port, controller: controller, accessory: pairing, timeout: .seconds(8))
+        defer { client.close() }
+        do {
+            try await client.removePairing(controller.pairingID)
         } catch {
-            logger.error("pairing with \(host):\(port) failed after pair-setup, and the accessory could not be told to forget the new pairing (\(error.message)); remove it on the accessory (or reset the accessory) before pairing again")
+            guard error.kind == .connection else { throw error } // it may close the session once it forgot us
         }
     }
 

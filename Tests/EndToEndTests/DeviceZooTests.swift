@@ -84,10 +84,14 @@ import TestSupport
         try await restarted.stop()
     }
 
-    @Test("a pairing that fails after pair-setup leaves the device unpaired: the error is shown, nothing is stored, and pairing again works")
-    func aFailedPairingIsUndone() async throws {
-        let peer = try await ZooPeer.start(database: "eve_energy", garbage: true)
+    @Test("a pairing that fails after pair-setup leaves the device unpaired: the error is shown, nothing is stored, and pairing again works",
+          arguments: ["database (never usable)", "verify"])
+    func aFailedPairingIsUndone(_ step: String) async throws {
+        // A database that never comes right (removal over IP needs none), or a pair-verify
+        // refused once (the removal's own session is verified again).
+        let peer = try await ZooPeer.start(database: "eve_energy", garbage: step != "verify")
         defer { Task { await peer.stop() } }
+        if step == "verify" { try await peer.breakOnce("verify") }
         let folder = try TemporaryDirectory.make(prefix: "zoo-undo")
         let configFile = folder.appendingPathComponent("homegate.yml").path
         try Self.config.write(toFile: configFile, atomically: true, encoding: .utf8)
@@ -106,6 +110,7 @@ import TestSupport
         #expect(try await pairings.waitForExit() == 0)
         #expect(!pairings.output.contains(peer.deviceID), "\(pairings.output)")
 
+        if step == "verify" { _ = try await peer.waitForLine { $0.contains(#""event": "broken", "step": "verify""#) } }
         try await peer.serveGarbage(false)
         let again = try await HAPEndToEndTests.pair(host: peer.host, port: peer.port, code: peer.pincode, folder: folder)
         #expect(again.contains("paired with"), "\(again)")

@@ -11,9 +11,9 @@ import TestSupport
 @Suite(.serialized, .startsProcesses) struct ThreadDeviceTests {
     /// Thread devices read every second (not every 30 s), so a silent one is noticed within the test.
     static let config = HAPEndToEndTests.config + "\nhap:\n  thread_keep_alive: 1\n"
-    static let threadDevices = ["airversa_ap2", "eve_energy", "nanoleaf_bulb", "nanoleaf_strip_nl55"]
 
-    @Test("a Thread device pairs over CoAP; every visible characteristic has a topic with the device's value; one write per writable format is acknowledged", arguments: threadDevices)
+    @Test("every device of the zoo that a Thread device could be (one accessory, 16-bit ids) pairs over CoAP; every visible characteristic has a topic with the device's value (one not known yet has none); one write per writable format is acknowledged; a change on the device reaches its topic",
+          arguments: try CoAPZooPeer.databases())
     func threadDeviceWorks(_ database: String) async throws {
         let peer = try await CoAPZooPeer.start(database: database)
         defer { Task { await peer.stop() } }
@@ -30,14 +30,44 @@ import TestSupport
         let retained = try await fixture.retained()
         let reachable = try #require(entries.first).topic.split(separator: "/").prefix(4).joined(separator: "/") + "/$reachable"
         #expect(retained[reachable] == "true")
+        // A value of no bytes is no value over CoAP (aiohomekit reads it as None): a capture's
+        // null, and its empty text or data.
+        let unknown = { (entry: DeviceZooTests.Entry) in entry.captured["value"] is NSNull || entry.captured["value"] as? String == "" }
         for entry in entries {
-            guard entry.perms.contains("pr"), let expected = entry.captured["value"], !(expected is NSNull) else { continue }
+            guard entry.perms.contains("pr"), let expected = entry.captured["value"], !unknown(entry) else { continue }
             let published = retained[entry.topic]
             #expect(published.map { Self.matches($0, expected, entry) } == true,
                     "\(database): \(entry.topic) (iid \(entry.iid), \(entry.format)) is \(published ?? "not retained"), the device says \(expected)")
         }
+        for entry in entries where entry.perms.contains("pr") && unknown(entry) {
+            #expect(retained[entry.topic] == nil, "\(database): \(entry.topic) has no value on the device, yet \(retained[entry.topic] ?? "") is retained")
+        }
         try await DeviceZooTests.writeOnePerFormat(entries, fixture: fixture, database: database) { predicate in try await peer.waitForLine(where: predicate) }
+        try await Self.changeOnTheDevice(entries, peer: peer, fixture: fixture)
         try await fixture.stop()
+    }
+
+    @Test("a pairing over CoAP that fails in any step after pair-setup is undone on the device: nothing stored, the device unpaired, pairing again works",
+          arguments: ["verify", "database", "values"])
+    func aFailedPairingIsUndone(_ step: String) async throws {
+        let peer = try await CoAPZooPeer.start(database: "nanoleaf_bulb")
+        defer { Task { await peer.stop() } }
+        let folder = try TemporaryDirectory.make(prefix: "thread-undo-\(step)")
+        let configFile = folder.appendingPathComponent("homegate.yml").path
+        try Self.config.write(toFile: configFile, atomically: true, encoding: .utf8)
+        let data = folder.appendingPathComponent("data").path
+        try await peer.breakOnce(step)
+        let failed = try HomeGateProcess(["pair", "--config", configFile, "--data-dir", data, "--host", peer.host, "--port", String(peer.port),
+                                          "--code", peer.pincode, "--transport", "coap"])
+        #expect(try await failed.waitForExit(timeout: .seconds(60)) != 0)
+        #expect(failed.output.contains("told to forget the new pairing"), "\(step): \(failed.output)")
+        _ = try await peer.waitForLine { $0.contains(#""event": "broken", "step": "\#(step)""#) }
+        _ = try await peer.waitForLine { $0.contains(#""event": "unpaired""#) }
+        let pairings = try HomeGateProcess(["pairings", "--config", configFile, "--data-dir", data])
+        #expect(try await pairings.waitForExit() == 0)
+        #expect(!pairings.output.contains(peer.deviceID), "\(pairings.output)")
+        let again = try await HAPEndToEndTests.pair(host: peer.host, port: peer.port, code: peer.pincode, folder: folder, config: Self.config, transport: "coap")
+        #expect(again.contains("paired with"), "\(again)")
     }
 
     @Test("pairing over MQTT with transport coap, a value the device changes by itself reaches its topic, unpairing over MQTT removes the pairing on the device")
@@ -126,15 +156,42 @@ import TestSupport
         return (lamp, eve, fixture, reachable)
     }
 
-    /// As the IP zoo compares, except `data`: a CoAP device sends bytes, which the gateway
-    /// publishes as base64, while the captured database holds them as hex or base64 text.
+    /// As the IP zoo compares, except what binary values change: a CoAP device sends bytes, which
+    /// the gateway publishes as base64 for `data` (the captured database holds hex or base64
+    /// text), and an `int` as 32 bits, so a value captured outside that range (-1 shown as
+    /// 4294967295 over IP) is its two's complement.
     static func matches(_ published: String, _ expected: Any, _ entry: DeviceZooTests.Entry) -> Bool {
+        if entry.format == "int", let number = expected as? NSNumber, Int32(exactly: number.int64Value) == nil {
+            return published == String(Int32(truncatingIfNeeded: number.int64Value))
+        }
         guard entry.format == "data" || entry.format == "tlv8", let text = expected as? String else {
             return DeviceZooTests.matches(published, expected, entry)
         }
         guard let decoded = (try? JSONSerialization.jsonObject(with: Data(published.utf8), options: .fragmentsAllowed)) as? String,
               let bytes = Data(base64Encoded: decoded) else { return false }
         return bytes == Data(base64Encoded: text) || bytes == Self.hexBytes(text)
+    }
+
+    /// The device changes the first value it announces (a bool or a whole number, with no list of
+    /// valid values) by itself; the change reaches its topic.
+    static func changeOnTheDevice(_ entries: [DeviceZooTests.Entry], peer: CoAPZooPeer, fixture: GatewayFixture) async throws {
+        let retained = try await fixture.retained()
+        guard let entry = entries.first(where: { entry in
+            entry.perms.contains("pr") && entry.perms.contains("ev") && ["bool", "uint8", "uint16", "uint32", "int"].contains(entry.format)
+                && entry.layout["validValues"] == nil && retained[entry.topic] != nil
+        }) else { return }
+        let next = Self.otherValue(entry, now: retained[entry.topic] ?? "")
+        let topic = entry.topic
+        try await peer.set(aid: entry.aid, iid: entry.iid, json: next)
+        _ = try await fixture.watcher.inbox.first(timeout: HangGuard.standard) { $0.topic.string == topic && $0.payloadString == next }
+    }
+
+    /// A value of the entry's format within its bounds that differs from `now`.
+    private static func otherValue(_ entry: DeviceZooTests.Entry, now: String) -> String {
+        if entry.format == "bool" { return now == "true" ? "false" : "true" }
+        let low = (entry.captured["minValue"] as? NSNumber)?.intValue ?? 0
+        let high = (entry.captured["maxValue"] as? NSNumber)?.intValue ?? 100
+        return String(Double(now) == Double(low) ? high : low)
     }
 
     private static func hexBytes(_ text: String) -> Data? {

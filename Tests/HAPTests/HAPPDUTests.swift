@@ -43,6 +43,12 @@ struct HAPPDUTests {
         #expect(format.bytes(from: json) == bytes)
     }
 
+    @Test("no bytes is a value not known yet, in every format (aiohomekit reads it as None)",
+          arguments: [GATTFormat.bool, .uint8, .uint16, .uint32, .uint64, .int32, .float, .string, .data])
+    func noBytesIsNoValueYet(format: GATTFormat) throws {
+        #expect(try format.json(from: []) == nil)
+    }
+
     @Test("values that do not fit: a wrong width is malformed; a write out of the format's range is refused")
     func misfits() {
         #expect(throws: HAPError.self) { try GATTFormat.uint16.json(from: [1]) }

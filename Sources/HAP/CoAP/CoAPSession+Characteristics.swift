@@ -7,26 +7,43 @@ extension CoAPSession {
     /// The accessory database (opcode 0x09) with every readable characteristic's value (HAP
     /// over CoAP's database carries none; they are read right after it, as HAP over IP's
     /// `GET /accessories` would have carried them).
+    /// A characteristic whose value is not known yet is there without one; a value the device
+    /// sends in the wrong width is left out with a warning: neither fails the database.
     public func accessoryDatabase(timeout: Duration = Client.defaultTimeout) async throws(HAPError) -> AccessoryDescription.Parsed {
         let deadline = ContinuousClock.now + timeout
-        let responses = try await send([HAPPDU.Request(opcode: .databaseRead, transaction: 0, iid: 0, body: [])], timeout: timeout)
-        let body = try Self.successfulBody(responses[0], what: "reading the accessory database")
-        let database = try GATTDatabase(decoding: body)
-        remember(database)
+        let database = try await gattDatabase(timeout: timeout)
         let readable = database.accessories.flatMap { accessory in
             accessory.services.flatMap(\.characteristics).filter { $0.perms?.contains("pr") ?? false }
                 .map { CharacteristicAddress(aid: accessory.aid, iid: $0.iid) }
         }
         let outcomes = try await read(readable, timeout: max(.milliseconds(1), deadline - .now))
         let accessories = database.accessories.map { $0.with(values: outcomes.compactMapValues(\.value)) }
-        return AccessoryDescription.Parsed(accessories: accessories, warnings: database.warnings)
+        let unreadable = outcomes.filter { $0.value.status != .success }.keys.sorted { ($0.aid, $0.iid) < ($1.aid, $1.iid) }
+            .map { "characteristic \($0.aid).\($0.iid) could not be read (\(outcomes[$0]?.status.description ?? "")); it has no value until it changes" }
+        return AccessoryDescription.Parsed(accessories: accessories, warnings: database.warnings + unreadable)
     }
 
-    /// Reads characteristics (opcode 0x03): each one's status and value.
+    /// The GATT database alone (opcode 0x09), no values: enough to find a characteristic by its
+    /// type (the pairings characteristic when a pairing is removed).
+    func gattDatabase(timeout: Duration = Client.defaultTimeout) async throws(HAPError) -> GATTDatabase {
+        let responses = try await send([HAPPDU.Request(opcode: .databaseRead, transaction: 0, iid: 0, body: [])], timeout: timeout)
+        let body = try Self.successfulBody(responses[0], what: "reading the accessory database")
+        let database = try GATTDatabase(decoding: body)
+        remember(database)
+        return database
+    }
+
+    /// Reads characteristics (opcode 0x03): each one's status and value. A value the device
+    /// sends in a width its format does not have is answered `communicationFailure` for that
+    /// characteristic alone.
     public func read(_ addresses: [CharacteristicAddress], timeout: Duration = Client.defaultTimeout) async throws(HAPError) -> [CharacteristicAddress: CharacteristicOutcome] {
         try await perform(addresses.map { ($0, HAPPDU.Opcode.read, []) }, timeout: timeout) { address, response, format throws(HAPError) in
             guard let bytes = try HAPPDU.value(inBody: response.body) else { return CharacteristicOutcome(status: .success, value: nil) }
-            return CharacteristicOutcome(status: .success, value: try format.json(from: bytes))
+            do throws(HAPError) {
+                return CharacteristicOutcome(status: .success, value: try format.json(from: bytes))
+            } catch {
+                return CharacteristicOutcome(status: .communicationFailure, value: nil)
+            }
         }
     }
 
@@ -49,7 +66,7 @@ extension CoAPSession {
         }
         let written = try await perform(requests, timeout: timeout) { _, response, format throws(HAPError) in
             let value = try HAPPDU.value(inBody: response.body).map { bytes throws(HAPError) in try format.json(from: bytes) }
-            return CharacteristicOutcome(status: .success, value: value)
+            return CharacteristicOutcome(status: .success, value: value ?? nil)
         }
         outcomes.merge(written) { first, _ in first }
         guard ttl != nil else { return outcomes }

@@ -30,10 +30,11 @@ extension CoAPSession {
     }
 
     /// The pairings characteristic (service 0x55, characteristic 0x50), where pairings are
-    /// managed over CoAP: the request is written as its value.
+    /// managed over CoAP: the request is written as its value. Found in the GATT database alone:
+    /// removing a pairing never depends on reading any value.
     private var pairingsAddress: CharacteristicAddress? {
         get async throws(HAPError) {
-            if formats.isEmpty { _ = try await accessoryDatabase() }
+            if formats.isEmpty { _ = try await gattDatabase() }
             return address(ofType: "00000050-0000-1000-8000-0026BB765291")
         }
     }

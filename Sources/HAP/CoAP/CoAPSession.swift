@@ -255,7 +255,7 @@ final class CoAPEventReceiver: Sendable {
         guard let decoded else { return .notFound }
         let values = decoded.events.compactMap { event -> CharacteristicValue? in
             guard let address = decoded.byIID[event.iid], let format = decoded.formats[address],
-                  let bytes = try? HAPPDU.value(inBody: event.body), let value = try? format.json(from: bytes) else { return nil }
+                  let bytes = try? HAPPDU.value(inBody: event.body), let value = (try? format.json(from: bytes)) ?? nil else { return nil }
             return CharacteristicValue(address: address, value: value)
         }
         if !values.isEmpty { continuation.yield(values) }

@@ -101,6 +101,9 @@ struct GATTDatabase: Sendable {
         }
         let presentation = first(.presentationFormat, in: tlv) ?? []
         let format = presentation.first.flatMap(GATTFormat.init(rawValue:))
+        // Without a presentation format (HAP over IP's format-less vendor characteristics, served
+        // over CoAP), or with one HAP does not know, the value is its bytes: `data`, as aiohomekit
+        // passes such a value on as the bytes it read.
         if !presentation.isEmpty, format == nil {
             warnings.append("accessory \(aid): characteristic \(iid) has the unknown format 0x\(String(presentation[0], radix: 16)); its values pass as data")
         }
@@ -109,12 +112,12 @@ struct GATTDatabase: Sendable {
         let perms = permissionBits.filter { properties & Int($0.0) != 0 }.map(\.1)
         let range = first(.validRange, in: tlv).flatMap { bounds($0, format: format) }
         return (CharacteristicDescription(
-            iid: iid, type: type, format: format?.hapName ?? (presentation.isEmpty ? nil : "data"), perms: perms, value: nil, unit: unit,
+            iid: iid, type: type, format: format?.hapName ?? "data", perms: perms, value: nil, unit: unit,
             minValue: range?.0, maxValue: range?.1, minStep: first(.step, in: tlv).flatMap { format?.number(from: $0) }, maxLen: nil,
             validValues: first(.validValues, in: tlv).map { $0.map(Double.init) },
             validValuesRange: first(.validValuesRange, in: tlv).map { $0.map(Double.init) },
             description: first(.userDescription, in: tlv).map { String(decoding: $0, as: UTF8.self) }
-        ), format ?? (presentation.isEmpty ? nil : .data))
+        ), format ?? .data)
     }
 
     // MARK: - TLV helpers

@@ -56,8 +56,14 @@ enum GATTFormat: UInt8, Sendable {
 
     /// A value as the JSON HAP over IP would have carried: numbers as numbers (a float as the
     /// double of its single-precision value), text as text, `data` and `tlv8` as base64.
+    ///
+    /// No bytes is a value the accessory does not know yet (a doorbell's first press, a vendor
+    /// counter not started, a name not set; HAP over IP sends `null` for it): nil, a
+    /// characteristic without a value, in every format, as aiohomekit's CoAP controller reads it
+    /// (`None`). Over CoAP an empty text cannot be told from no text; both are no value.
     /// - Throws: ``HAPError`` (malformed) when the bytes do not fit the format.
-    func json(from bytes: [UInt8]) throws(HAPError) -> JSON {
+    func json(from bytes: [UInt8]) throws(HAPError) -> JSON? {
+        if bytes.isEmpty { return nil }
         if let width, bytes.count != width {
             throw HAPError(.malformed, "a \(hapName) value of \(bytes.count) bytes (it has \(width))")
         }

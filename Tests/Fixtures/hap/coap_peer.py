@@ -50,7 +50,13 @@ Resources (every request a POST; answers 2.04 Changed):
 
 Values travel in binary by the characteristic's format: bool 1 byte, uint8/16/32/64 and int
 (int32) little-endian, float float32 LE, string UTF-8, data and tlv8 as bytes (the fixtures hold
-data as hex, tlv8 as base64).
+data as hex, tlv8 as base64). A number outside its format's range (a device's -1 that IP shows as
+4294967295) goes as its low bytes, two's complement, as the device sends it; a value the device
+does not know yet (null in the fixture) as no bytes. A characteristic captured over IP without a
+format (iDevices' switch, Schlage's vendor setting) is served with the format its value's JSON type
+gives (bool, int, float, string; data without a value), as a HAP-over-CoAP device declares a
+format for every characteristic. A database captured over IP without HAP's Pairing service (0x55) gets one at
+the next free iids, as every HAP-over-CoAP device has it.
 
 Standard output carries only JSON lines, one object each, flushed:
   {"event": "ready", "host": "::1", "port": P, "pincode": "...", "id": "AA:BB:CC:DD:EE:FF", "accessories": 1}
@@ -76,6 +82,12 @@ Control lines on standard input, one JSON object each:
                                                        last byte of every sealed answer and event
                                                        flipped); null ends it
   {"command": "garbage", "on": true}                   0x09 answers a body that is no database
+  {"command": "break", "step": S}                      step S fails once, the next time it comes:
+                                                       verify (pair-verify M1 answered with an
+                                                       authentication error), database (0x09
+                                                       answers garbage) or values (a request
+                                                       with a read answered 5.00); prints
+                                                       {"event": "broken", "step": S}
   {"command": "garbage-datagrams", "count": N}         N datagrams of random bytes to every session's
                                                        controller, from the peer's port
   {"command": "event-type", "type": "non"}             events as NON (or "con", the default)
@@ -182,6 +194,8 @@ PROPERTY_BITS = {"pr": 0x0010, "pw": 0x0020, "ev": 0x0180, "aa": 0x0004, "tw": 0
 HEX = re.compile(r"(?:[0-9A-Fa-f]{2})*")
 
 PAIRINGS_SERVICE, PAIRINGS_CHARACTERISTIC = 0x55, 0x50
+# Steps the `break` control makes fail once: pair-verify, the database (0x09), a read of values.
+BREAKABLE_STEPS = ("verify", "database", "values")
 
 
 def full_uuid(text):
@@ -224,8 +238,13 @@ def encode_value(fmt, value):
         return b""
     if fmt == "bool":
         return b"\x01" if value else b"\x00"
+    if fmt == "float":
+        return struct.pack("<f", float(value))
     if fmt in PACKING:
-        return struct.pack(PACKING[fmt], float(value) if fmt == "float" else int(value))
+        # A number outside the format's range goes as the device sends it: its low bytes, two's
+        # complement (SimpleConnect's fan holds -1 in an `int` that IP shows as 4294967295).
+        width = struct.calcsize(PACKING[fmt])
+        return (int(value) & ((1 << (8 * width)) - 1)).to_bytes(width, "little")
     if fmt == "string":
         return str(value).encode("utf-8")
     if fmt in ("data", "tlv8"):
@@ -309,13 +328,54 @@ def gatt_database(accessory):
     return tlv(0x18, tlv(0x19, tlv(0x1A, struct.pack("<H", accessory.get("aid", 1))) + tlv(0x16, services)))
 
 
+def with_pairing_service(accessory):
+    """The accessory with HAP's Pairing service (0x55: pair-setup 0x4C, pair-verify 0x4E, features
+    0x4F, pairings 0x50), which every HAP-over-CoAP device has (controllers manage pairings by
+    writing 0x50), added at the next free iids when a database captured over IP lacks it."""
+    services = accessory.get("services", [])
+    if any(full_uuid(service["type"]) == full_uuid(f"{PAIRINGS_SERVICE:X}") for service in services):
+        return accessory
+    iids = [service.get("iid", 0) for service in services] + \
+        [c.get("iid", 0) for service in services for c in service.get("characteristics", [])]
+    first = max(iids + [0]) + 1
+    characteristics = [
+        {"iid": first + 1, "type": "4C", "format": "tlv8", "perms": ["pr", "pw"]},
+        {"iid": first + 2, "type": "4E", "format": "tlv8", "perms": ["pr", "pw"]},
+        {"iid": first + 3, "type": "4F", "format": "uint8", "perms": ["pr"], "value": 0},
+        {"iid": first + 4, "type": "50", "format": "tlv8", "perms": ["pr", "pw"]},
+    ]
+    return dict(accessory, services=services + [{"iid": first, "type": "55", "characteristics": characteristics}])
+
+
+def declared_format(characteristic):
+    """The format a characteristic is served with. A HAP-over-CoAP device declares one for every
+    characteristic (the GATT presentation format descriptor); a database captured over IP may
+    lack it (iDevices' switch, Schlage's vendor setting), so the value's own JSON type decides, as
+    the device's firmware would have typed it: bool, int, float or string (data without a value)."""
+    if characteristic.get("format"):
+        return characteristic["format"]
+    value = characteristic.get("value")
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int" if -(1 << 31) <= value < (1 << 31) else "uint64"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "string"
+    return "data"
+
+
 class Accessory:
     """The one accessory of a CoAP database, by iid, with its pairings characteristic."""
 
     def __init__(self, database):
         if len(database.accessories) != 1:
             raise ValueError(f"a CoAP accessory is one accessory; the database has {len(database.accessories)}")
-        self.accessory = database.accessories[0]
+        self.accessory = with_pairing_service(database.accessories[0])
+        for service in self.accessory.get("services", []):
+            for characteristic in service.get("characteristics", []):
+                characteristic["format"] = declared_format(characteristic)
         self.aid = self.accessory.get("aid", 1)
         self.characteristics = {}
         self.pairings_iid = None
@@ -540,6 +600,7 @@ class Peer:
         self.port = None
         self.zeroconf = None
         self.stopping = asyncio.Event()
+        self.broken_steps = set()
 
     # Pair-setup ---------------------------------------------------------------------------------
 
@@ -595,7 +656,7 @@ class Peer:
         request = tlv_dict(body)
         step = request.get(T_STATE, b"\x00")[0]
         if step == 1:
-            if not self.state.paired:
+            if not self.state.paired or self.broken("verify"):
                 return state_error(2, E_AUTHENTICATION)
             controller_public = bytes(request.get(T_PUBLIC_KEY, b""))
             try:
@@ -645,7 +706,7 @@ class Peer:
 
     def procedure(self, session, opcode, iid, body, after):
         if opcode == 0x09:
-            if self.garbage:
+            if self.garbage or self.broken("database"):
                 return STATUS_SUCCESS, b"\x42\x05hello"  # a type aiohomekit's database has no place for
             return STATUS_SUCCESS, self.accessory.signature
         if opcode not in (0x02, 0x03, 0x04, 0x05, 0x0B, 0x0C):
@@ -764,6 +825,14 @@ class Peer:
             return STATUS_INVALID
         return STATUS_SUCCESS
 
+    def broken(self, step):
+        """Whether `step` fails this time (the `break` control: once)."""
+        if step not in self.broken_steps:
+            return False
+        self.broken_steps.discard(step)
+        emit("broken", step=step)
+        return True
+
     def forget_controller(self, name):
         for key, session in list(self.sessions.items()):
             if session.controller == name:
@@ -817,6 +886,10 @@ class Peer:
                 MISBEHAVIOUR.seconds = float(command.get("seconds", 3))
             elif name == "garbage":
                 self.garbage = bool(command.get("on", True))
+            elif name == "break":
+                if command.get("step") not in BREAKABLE_STEPS:
+                    raise ValueError(f"unknown step {command.get('step')!r}; known: {', '.join(BREAKABLE_STEPS)}")
+                self.broken_steps.add(command["step"])
             elif name == "garbage-datagrams":
                 self.send_garbage(int(command.get("count", 1)))
             elif name == "event-type":
@@ -910,6 +983,8 @@ class SecureResource(resource.Resource):
             logger.warning("a request from %s did not open: its session is forgotten", key)
             del self.peer.sessions[key]
             return Message(code=Code.NOT_FOUND)
+        if plain[:2] == b"\x00\x03" and self.peer.broken("values"):
+            return Message(code=Code.INTERNAL_SERVER_ERROR)  # a device that fails a read once
         answer, after = self.peer.answer_pdus(session, plain)
         response = Message(code=Code.CHANGED, payload=spoil(session.seal(answer)))
         for action in after:

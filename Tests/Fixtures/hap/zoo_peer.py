@@ -45,6 +45,11 @@ Control lines on standard input, one JSON object each:
                                                        wrong); null ends it
   {"command": "garbage", "on": true}                   GET /accessories answers a database no
                                                        controller can use (also: --garbage)
+  {"command": "break", "step": S}                      step S fails once, the next time it comes:
+                                                       verify (pair-verify M1 answered with an
+                                                       authentication error) or database (GET
+                                                       /accessories unusable); prints {"event":
+                                                       "broken", "step": S} when it does
   {"command": "replace", "database": "PATH"}           a new database; the configuration number goes up
 mDNS is off (127.0.0.1 only), as in hap_peer.py, unless --mdns is given: then HAP-python
 announces the peer with its own zeroconf, as a real accessory does (use it only inside a network
@@ -111,6 +116,26 @@ def _misbehaving_write(protocol, data):
 
 
 pyhap.hap_protocol.HAPServerProtocol.write = _misbehaving_write
+
+# Steps that fail once, the next time they happen (the `break` control): "verify" (the next
+# pair-verify M1 is answered with an authentication error, as a device that is still busy
+# with its pair-setup answers), "database" (the next GET /accessories is unusable).
+BROKEN_STEPS = set()
+STEPS = ("verify", "database")
+
+_pair_verify_one = pyhap.hap_handler.HAPServerHandler._pair_verify_one
+
+
+def _breakable_pair_verify_one(handler, tlv_objects):
+    if "verify" in BROKEN_STEPS:
+        BROKEN_STEPS.discard("verify")
+        emit("broken", step="verify")
+        handler._send_authentication_error_tlv_response(pyhap.hap_handler.HAP_TLV_STATES.M2)
+        return
+    _pair_verify_one(handler, tlv_objects)
+
+
+pyhap.hap_handler.HAPServerHandler._pair_verify_one = _breakable_pair_verify_one
 
 
 def hostile_database(mode):
@@ -192,6 +217,10 @@ class ZooDriver(PeerDriver):
         if self.hostile:
             return hostile_database(self.hostile)
         if self.garbage:
+            return {"accessories": "no accessories here"}
+        if "database" in BROKEN_STEPS:
+            BROKEN_STEPS.discard("database")
+            emit("broken", step="database")
             return {"accessories": "no accessories here"}
         return {"accessories": self.database.served(include_value)}
 
@@ -288,6 +317,10 @@ class ZooDriver(PeerDriver):
                         self.http_server.push_event({"aid": 99, "iid": 99, "value": 1}, client, True)
             elif name == "garbage":
                 self.garbage = bool(command.get("on", True))
+            elif name == "break":
+                if command.get("step") not in STEPS:
+                    raise ValueError(f"unknown step {command.get('step')!r}; known: {', '.join(STEPS)}")
+                BROKEN_STEPS.add(command["step"])
             elif name == "refuse-events":
                 self.refusing_events = bool(command.get("on", True))
             elif name == "replace":
