@@ -34,12 +34,14 @@ struct EndpointView: Sendable {
         }
     }
 
-    /// The Descriptor's ServerList; if the node lists none, the clusters it has attributes of.
+    /// The Descriptor's ServerList, and every cluster the endpoint has attributes of: only
+    /// server clusters have attributes, and a ServerList may leave one out (Home Assistant's
+    /// mock temperature, humidity, light and pressure sensors list Identify and OnOff but not
+    /// their measurement cluster, as Home Assistant reads them by their attributes too).
     var serverClusters: [UInt32] {
-        if let list = node[endpoint, ClusterID.descriptor, 1]?.array {
-            return list.compactMap { $0.int.flatMap { UInt32(exactly: $0) } }
-        }
-        return Array(Set(node.attributes.keys.filter { $0.endpoint == endpoint }.map(\.cluster))).sorted()
+        let listed = (node[endpoint, ClusterID.descriptor, 1]?.array ?? []).compactMap { $0.int.flatMap { UInt32(exactly: $0) } }
+        let present = node.attributes.keys.filter { $0.endpoint == endpoint }.map(\.cluster)
+        return Array(Set(listed).union(present)).sorted()
     }
 
     /// The Descriptor's PartsList: the endpoints below this one.

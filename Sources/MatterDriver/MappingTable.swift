@@ -9,11 +9,12 @@ enum MappingTable {
     static let rules: [ServiceRule] = [
         lightbulb, outlet, onOffSwitch, fan, thermostat, lock, windowCovering,
         temperature, humidity, light, occupancy, contact, leak, smoke, carbonMonoxide, airQuality, battery,
+        doorState, valve,
     ]
 
     /// The service types in the order an accessory's primary service is chosen: what the device
     /// is for before what it also reports.
-    static let primaryOrder = ["lock-mechanism", "thermostat", "window-covering", "fanv2", "lightbulb", "outlet", "switch",
+    static let primaryOrder = ["lock-mechanism", "thermostat", "window-covering", "fanv2", "valve", "lightbulb", "outlet", "switch",
                                "air-quality-sensor", "smoke-sensor", "carbon-monoxide-sensor", "leak-sensor", "contact-sensor",
                                "occupancy-sensor", "temperature-sensor", "humidity-sensor", "light-sensor", "stateless-programmable-switch"]
 
@@ -98,13 +99,14 @@ enum MappingTable {
     }).withSources([(ClusterID.onOff, 0), (ClusterID.electricalPowerMeasurement, 8), (ClusterID.eve, 0x130A_000A)])] + metering)
 
     static let onOffSwitch = ServiceRule(type: "switch", slot: 3, covers: meteringClusters.union([ClusterID.onOff]), applies: { view in
-        // On/Off on an endpoint that is a light, plug, fan, lock, thermostat or covering belongs to that.
-        view.hasServer(ClusterID.onOff) && ![lightbulb, outlet, fan, thermostat, lock, windowCovering].contains { $0.applies(view) }
+        // On/Off on a light or a plug is that service's; anywhere else (a switch, an air
+        // conditioner's or a thermostat's power) it is a switch of its own, as Home Assistant's power switch.
+        view.hasServer(ClusterID.onOff) && !lightbulb.applies(view) && !outlet.applies(view)
     }, characteristics: [on] + metering)
 
     // MARK: Fan
 
-    static let fan = ServiceRule(type: "fanv2", slot: 4, covers: [ClusterID.fanControl, ClusterID.onOff], applies: { view in
+    static let fan = ServiceRule(type: "fanv2", slot: 4, covers: [ClusterID.fanControl], applies: { view in
         view.hasServer(ClusterID.fanControl)
     }, characteristics: [
         CharacteristicRule("active", [(ClusterID.fanControl, 0)], read: { view in
@@ -208,7 +210,7 @@ enum MappingTable {
         }, write: { value, _ in
             .attribute(cluster: ClusterID.thermostat, attribute: 0x11, value: .int(Int64(MatterUnits.centi(celsius: value.number ?? 0))))
         }, present: { view in view.features(ClusterID.thermostat) & 0b11 == 0b11 && view.has(ClusterID.thermostat, 0x11) }),
-    ])
+    ], extras: [(ClusterID.thermostat, 0x02), (ClusterID.thermostat, 0x1A), (ClusterID.thermostatUserInterface, 0x01)]) // Occupancy, RemoteSensing, KeypadLockout
 
     // MARK: Lock, covering
 
@@ -257,7 +259,36 @@ enum MappingTable {
         CharacteristicRule("hold-position", [], read: { _ in nil }, write: { _, _ in
             .command(cluster: ClusterID.windowCovering, name: "StopMotion", payload: [:])
         }),
+    ], extras: [(ClusterID.windowCovering, 0x07)]) // ConfigStatus (bit 0 operational: a motor problem when clear)
+
+    /// A door lock's DoorState (0 open, 1 closed, 2 jammed, 3 forced open, 4 error, 5 ajar) as a
+    /// contact sensor beside the lock: contact only when closed.
+    static let doorState = ServiceRule(type: "contact-sensor", slot: 18, covers: [], applies: { view in
+        view.hasServer(ClusterID.doorLock) && view.has(ClusterID.doorLock, 3)
+    }, characteristics: [
+        CharacteristicRule("contact-sensor-state", [(ClusterID.doorLock, 3)], read: { view in
+            view.number(ClusterID.doorLock, 3).map { .uint($0 == 1 ? 0 : 1) }
+        }, present: { _ in true }),
     ])
+
+    /// Valve Configuration and Control as HomeKit's Valve: TargetState (0 closed, 1 open) as
+    /// active, CurrentState open as in use, ValveFault as a fault; set with Open and Close.
+    static let valve = ServiceRule(type: "valve", slot: 19, covers: [ClusterID.valveConfigurationAndControl], applies: { view in
+        view.hasServer(ClusterID.valveConfigurationAndControl)
+    }, characteristics: [
+        CharacteristicRule("active", [(ClusterID.valveConfigurationAndControl, 4), (ClusterID.valveConfigurationAndControl, 3)], read: { view in
+            (view.number(ClusterID.valveConfigurationAndControl, 4) ?? view.number(ClusterID.valveConfigurationAndControl, 3)).map { .uint($0 == 1 ? 1 : 0) }
+        }, write: { value, _ in
+            .command(cluster: ClusterID.valveConfigurationAndControl, name: value.isTrue ? "Open" : "Close", payload: [:])
+        }, present: { _ in true }),
+        CharacteristicRule("in-use", [(ClusterID.valveConfigurationAndControl, 3)], read: { view in
+            view.number(ClusterID.valveConfigurationAndControl, 3).map { .uint($0 == 1 ? 1 : 0) }
+        }, present: { _ in true }),
+        CharacteristicRule("valve-type", [], read: { _ in .uint(0) }),
+        CharacteristicRule("status-fault", [(ClusterID.valveConfigurationAndControl, 9)], read: { view in
+            view.number(ClusterID.valveConfigurationAndControl, 9).map { .uint($0 == 0 ? 0 : 1) }
+        }),
+    ], extras: [(ClusterID.valveConfigurationAndControl, 1), (ClusterID.valveConfigurationAndControl, 6)]) // RemainingDuration, CurrentLevel
 
     // MARK: Sensors
 
@@ -309,7 +340,10 @@ enum MappingTable {
         CharacteristicRule("status-low-battery", [(ClusterID.smokeCOAlarm, 3)], read: { view in
             view.number(ClusterID.smokeCOAlarm, 3).map { .uint($0 > 0 ? 1 : 0) }
         }),
-    ])
+        CharacteristicRule("status-fault", [(ClusterID.smokeCOAlarm, 6)], read: { view in
+            view.bool(ClusterID.smokeCOAlarm, 6).map { .uint($0 ? 1 : 0) }
+        }),
+    ], extras: [(ClusterID.smokeCOAlarm, 4), (ClusterID.smokeCOAlarm, 5), (ClusterID.smokeCOAlarm, 7)]) // DeviceMuted, TestInProgress, EndOfServiceAlert
 
     static let carbonMonoxide = ServiceRule(type: "carbon-monoxide-sensor", slot: 15, covers: [ClusterID.smokeCOAlarm, ClusterID.carbonMonoxideConcentration],
                                             applies: { view in
@@ -361,7 +395,8 @@ enum MappingTable {
             guard view.features(ClusterID.powerSource) & 4 != 0 else { return .uint(2) }
             return .uint(view.number(ClusterID.powerSource, 0x1A) == 1 ? 1 : 0)
         }, present: { _ in true }),
-    ], extras: [(ClusterID.powerSource, 0x0B), (ClusterID.powerSource, 0x13), (ClusterID.powerSource, 0x14)]) // BatVoltage (mV), replacement, quantity
+    ], extras: [(ClusterID.powerSource, 0x0B), (ClusterID.powerSource, 0x0D), (ClusterID.powerSource, 0x13), (ClusterID.powerSource, 0x14),
+                (ClusterID.powerSource, 0x1B)]) // BatVoltage (mV), BatTimeRemaining (s), replacement, quantity, BatTimeToFullCharge (s)
 
     /// A metering characteristic reads Eve's cluster when the Matter one is absent: both are sources.
     private static func withEveSources(_ rule: CharacteristicRule) -> CharacteristicRule {

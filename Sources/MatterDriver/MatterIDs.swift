@@ -11,6 +11,7 @@ enum ClusterID {
     static let genericSwitch: UInt32 = 0x003B
     static let booleanState: UInt32 = 0x0045
     static let airQuality: UInt32 = 0x005B
+    static let valveConfigurationAndControl: UInt32 = 0x0081
     static let smokeCOAlarm: UInt32 = 0x005C
     static let electricalPowerMeasurement: UInt32 = 0x0090
     static let electricalEnergyMeasurement: UInt32 = 0x0091

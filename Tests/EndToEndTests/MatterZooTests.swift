@@ -69,7 +69,7 @@ import TestSupport
                                       "--broker-port", String(fixture.broker.url.port), "--base", "hgtest"])
         #expect(try await check.waitForExit() == 0, "\(check.output.value)")
         let checked = (try? JSONSerialization.jsonObject(with: Data((check.output.value.split(separator: "\n").last ?? "").utf8)) as? [String: Any])?["checked"] as? Int
-        #expect((checked ?? 0) >= 40, "\(check.output.value)")
+        #expect((checked ?? 0) >= 200, "\(check.output.value)")
         try await fixture.stop()
     }
 

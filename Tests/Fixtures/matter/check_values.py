@@ -48,6 +48,9 @@ TABLE = {
     ("window-covering", "target-position"): (0x102, 0x0B, lambda v: 100 - round(v / 100)),
     ("lock-mechanism", "lock-current-state"): (0x101, 0, lambda v: {0: 2, 1: 1, 2: 0, 3: 0}.get(v, 3)),
     ("fanv2", "active"): (0x202, 0, lambda v: 0 if v == 0 else 1),
+    ("smoke-sensor", "status-fault"): (0x5C, 6, lambda v: 1 if v else 0),
+    ("valve", "in-use"): (0x81, 3, lambda v: 1 if v == 1 else 0),
+    ("valve", "status-fault"): (0x81, 9, lambda v: 0 if v == 0 else 1),
 }
 
 

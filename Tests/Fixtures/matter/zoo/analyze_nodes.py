@@ -49,7 +49,7 @@ def main():
         eps = sorted({int(k.split("/")[0]) for k in attrs})
         per_ep = {}
         for ep in eps:
-            dts = [d["0"] for d in attrs.get(f"{ep}/29/0", [])]
+            dts = [d.get("0", d.get("deviceType", d.get("type"))) for d in attrs.get(f"{ep}/29/0") or []]
             servers = attrs.get(f"{ep}/29/1", [])
             per_ep[ep] = {"device_types": [f"0x{d:04X} {dn.get(d, '?')}" for d in dts],
                           "server_clusters": [f"0x{c:04X} {cn.get(c, ('?',))[0]}" for c in servers]}

@@ -96,6 +96,20 @@ def from_tsv(path):
     return out
 
 
+# Home Assistant renamed fixtures over time (most to a `mock_` prefix in 2025), and each snapshot
+# file here is of the version the code index holds, so a snapshot may name a dump by an older or
+# newer name than the file kept in nodes/. The same device under both names: snapshot name -> dump.
+ALIASES = {
+    "battery_storage": "mock_battery_storage", "cooktop": "mock_cooktop", "dimmable_light": "mock_dimmable_light",
+    "dimmable_plugin_unit": "mock_dimmable_plugin_unit", "door_lock_with_unbolt": "mock_door_lock_with_unbolt",
+    "light_sensor": "light-sensor", "mock_air_purifier": "air_purifier", "mock_extractor_hood": "extractor_hood",
+    "mock_generic_switch_multi": "generic_switch_multi", "mock_room_airconditioner": "room_airconditioner",
+    "pressure_sensor": "mock_pressure_sensor", "temperature_sensor": "mock_temperature_sensor",
+    "vacuum_cleaner": "mock_vacuum_cleaner", "window_covering_full": "mock_window_covering_full",
+    "window_covering_lift": "mock_window_covering_lift",
+}
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--ambr", help="directory with test_*.ambr (HA checkout)")
@@ -108,6 +122,8 @@ def main():
     else:
         for p in sorted((HERE / "snapshot-entries").glob("*.tsv")):
             rows += from_tsv(p)
+    for row in rows:
+        row["fixture"] = ALIASES.get(row["fixture"], row["fixture"])
     kept = {p.stem: json.loads(p.read_text(encoding="utf-8")) for p in (HERE / "nodes").glob("*.json")}
     result = {"_about": {
         "unique_id_layout": "<compressed fabric id hex16>-<node id hex16>-MatterNodeDevice-<endpoint>-<description key>-<cluster id>-<attribute id>",
