@@ -100,6 +100,65 @@ import TestSupport
         try await fixture.stop()
     }
 
+    @Test("colour temperature, a covering's position, a thermostat's setpoint and a valve are set as the table says: each the Matter command or attribute write, acknowledged")
+    func moreSetsAreAcknowledged() async throws {
+        let folder = try TemporaryDirectory.make(prefix: "matter-sets")
+        let server = try await MatterZooServer.start(fixtures: ["color_temperature_light", "eve_shutter", "eve_thermo", "mock_valve"], folder: folder)
+        defer { Task { await server.stop() } }
+        let fixture = try await GatewayFixture.start(config: Self.config(server), folder: folder)
+        let retained = try await fixture.watcher.inbox.wait(for: "the four nodes in the layout") { messages -> [String: String]? in
+            var retained: [String: String] = [:]
+            for message in messages where message.retain { retained[message.topic.string] = message.payloadString }
+            return Self.accessories(LayoutAssembly.assemble(retained, base: "hgtest")).count >= 4 ? retained : nil
+        }
+        let layout = LayoutAssembly.assemble(retained, base: "hgtest")
+        func topic(_ fixtureName: String, _ service: String, _ characteristic: String) throws -> String {
+            let node = try #require(server.nodes[fixtureName])
+            let accessory = try #require(Self.accessories(layout).first { ($0["id"] as? String)?.hasSuffix("-\(node)") == true })
+            let services = accessory["services"] as? [[String: Any]] ?? []
+            let found = services.first { $0["type"] as? String == service }?["characteristics"] as? [[String: Any]]
+            return try #require(found?.first { $0["type"] as? String == characteristic }?["topic"] as? String, "\(fixtureName): no \(service)/\(characteristic)")
+        }
+        func expectSet(_ topic: String, _ value: String, logged parts: [String], node fixtureName: String) async throws {
+            let node = try #require(server.nodes[fixtureName])
+            let answer = try await fixture.command("\(topic)/set", value)
+            #expect(answer["ok"] as? Bool == true, "\(topic): \(answer)")
+            #expect(server.logHasLine(["called for test node \(node)"] + parts), "\(topic): \(server.logText().suffix(2000))")
+        }
+        try await expectSet(try topic("color_temperature_light", "lightbulb", "color-temperature"), "250",
+                            logged: ["command_name: MoveToColorTemperature", "'colorTemperatureMireds': 250"], node: "color_temperature_light")
+        try await expectSet(try topic("eve_shutter", "window-covering", "target-position"), "30",
+                            logged: ["command_name: GoToLiftPercentage", "'liftPercent100thsValue': 7000"], node: "eve_shutter")
+        try await expectSet(try topic("eve_thermo", "thermostat", "target-temperature"), "21.5",
+                            logged: ["write_attribute called", "/513/18", "2150"], node: "eve_thermo")
+        try await expectSet(try topic("mock_valve", "valve", "active"), "1", logged: ["command_name: Open"], node: "mock_valve")
+        try await fixture.stop()
+    }
+
+    @Test("Home Assistant discovery of Matter accessories comes from the tree as for HomeKit ones: a light, a plug, a lock and a thermostat each a device with its entity")
+    func homeAssistantDiscovery() async throws {
+        let folder = try TemporaryDirectory.make(prefix: "matter-ha")
+        let nodes = ["extended_color_light": "light", "eve_energy_plug": "switch", "door_lock": "lock", "eve_thermo": "climate"]
+        let server = try await MatterZooServer.start(fixtures: Array(nodes.keys).sorted(), folder: folder)
+        defer { Task { await server.stop() } }
+        let fixture = try await GatewayFixture.start(config: Self.config(server) + "\nhome_assistant:\n  enabled: true\n", folder: folder)
+        _ = try await fixture.watcher.inbox.wait(for: "the four nodes in the layout") { messages -> Bool? in
+            var retained: [String: String] = [:]
+            for message in messages where message.retain { retained[message.topic.string] = message.payloadString }
+            return Self.accessories(LayoutAssembly.assemble(retained, base: "hgtest")).count >= 4 ? true : nil
+        }
+        let layout = try await fixture.layout()
+        let configs = try await EcosystemTests.discoveryConfigs(fixture)
+        for (name, platform) in nodes.sorted(by: { $0.key < $1.key }) {
+            let node = try #require(server.nodes[name])
+            let id = try #require(Self.accessories(layout).compactMap { $0["id"] as? String }.first { $0.hasSuffix("-\(node)") })
+            let config = try #require(EcosystemTests.config(of: id, in: configs), "\(name): no discovery config for \(id) among \(configs.keys.sorted())")
+            let platforms = EcosystemTests.components(config.config).compactMap { ($0["platform"] ?? $0["p"]) as? String }
+            #expect(platforms.contains(platform), "\(name): \(platforms)")
+        }
+        try await fixture.stop()
+    }
+
     @Test("the Matter Server stopping makes its accessories unreachable; started again, they are reachable again")
     func serverOutage() async throws {
         let folder = try TemporaryDirectory.make(prefix: "matter-outage")
