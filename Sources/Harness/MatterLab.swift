@@ -14,6 +14,8 @@ public final class MatterLab: @unchecked Sendable {
         public let kind: String
         /// Its QR payload (`MT:...`).
         public let qr: String
+        /// Its 11-digit manual pairing code.
+        public let manual: String
         /// The UDP port it listens on (5541, 5542, ...).
         public let port: Int
     }
@@ -41,8 +43,9 @@ public final class MatterLab: @unchecked Sendable {
             throw FixtureError("matter_lab.py did not start: \(process.output.value.suffix(4000))")
         }
         let devices = (object["devices"] as? [[String: Any]] ?? []).compactMap { entry -> Device? in
-            guard let name = entry["name"] as? String, let kind = entry["kind"] as? String, let qr = entry["qr"] as? String else { return nil }
-            return Device(name: name, kind: kind, qr: qr, port: entry["port"] as? Int ?? 0)
+            guard let name = entry["name"] as? String, let kind = entry["kind"] as? String, let qr = entry["qr"] as? String,
+                  let manual = entry["manual"] as? String else { return nil }
+            return Device(name: name, kind: kind, qr: qr, manual: manual, port: entry["port"] as? Int ?? 0)
         }
         return MatterLab(url: url, devices: devices, process: process)
     }

@@ -24,7 +24,7 @@ import TestSupport
         MatterZooTests.accessories(layout).first { $0["id"] as? String == id }?["topic"] as? String
     }
 
-    @Test("CircuitMatter lights commissioned by code (homegate pair --matter, and $request/accessory/pair into a room): sets acknowledged after the device changed, a change made on the device reaches its retained topic, a stopped device is unreachable and back, unpair takes HomeGate's fabric off the device")
+    @Test("CircuitMatter lights commissioned by code (homegate pair --matter with the manual code, and $request/accessory/pair with the QR payload into a room): sets acknowledged after the device changed, a change made on the device reaches its retained topic, a stopped device is unreachable and back, unpair takes HomeGate's fabric off the device")
     func liveLights() async throws {
         let folder = try TemporaryDirectory.make(prefix: "matter-live")
         let lab = try await MatterLab.start(kinds: ["onoff", "color"], folder: folder, subscriptionCeiling: 10)
@@ -49,8 +49,10 @@ import TestSupport
         let discover = try HomeGateProcess(["discover", "--timeout", "1", "--json", "--config", fixture.configFile])
         #expect(try await discover.waitForExit() == 0, "\(discover.output)")
         #expect(discover.output.contains("\"port\":\(onoff.port)") && discover.output.contains("\"transport\":\"matter\""), "\(discover.output)")
-        // Commissioned from the command line: the running gateway brings it in.
-        let pair = try HomeGateProcess(["pair", "--config", fixture.configFile, "--matter", onoff.qr])
+        // Commissioned from the command line with its 11-digit manual code (the one a person
+        // types from the label, or Apple Home's "Turn On Pairing Mode" shows): the running
+        // gateway brings it in.
+        let pair = try HomeGateProcess(["pair", "--config", fixture.configFile, "--matter", onoff.manual])
         #expect(try await pair.waitForExit(timeout: .seconds(300)) == 0, "\(pair.output)")
         #expect(pair.output.contains("commissioned"), "\(pair.output)")
         // The accessory browser lists the colour light, in commissioning mode, beside HAP
