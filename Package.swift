@@ -184,7 +184,7 @@ let package = Package(
         // gateway's own time per set, fan-out, and homes of growing size.
         .executableTarget(
             name: "homegate-bench",
-            dependencies: ["MQTT", "HAP", "Harness", "Timing"],
+            dependencies: ["MQTT", "HAP", "Harness", "Timing", "Matter", .product(name: "Logging", package: "swift-log")],
             path: "Sources/homegate-bench"
         ),
         // The long run (scripts/soak): the gateway under mixed load, memory, descriptors, threads

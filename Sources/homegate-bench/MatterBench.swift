@@ -1,16 +1,31 @@
 import Foundation
 import Harness
+import Logging
+import Matter
 import MQTT
+import Wire
 
 /// The Matter section: a set through HomeGate and the Matter Server to a real Matter device
 /// (a CircuitMatter on/off light in the live lab, `Tests/Fixtures/matter/live`) and back as the
 /// acknowledgement, against the floor: the Matter Server's own Python client
 /// (`matter_server.client`, as Home Assistant uses it) sending the same On and Off commands to the
 /// same node, in the same run. Target: p50 at most 1.2x the floor.
+///
+/// Where HomeGate's time goes beside it, in the same turns: HomeGate's own Matter client (the
+/// `Matter` module's WebSocket client sending the same commands, no engine, no MQTT), and the
+/// gateway's own time per set as it reports it (`gateway/statistics`: from the set's arrival at
+/// its MQTT client to the acknowledgement handed back, the device's answer included). So the
+/// MQTT set -> acknowledgement splits into the broker's two hops (the set and its
+/// acknowledgement: total minus the gateway's time), the engine (the gateway's time minus its own
+/// client's round trip), and the round trip through the server to the device.
 enum MatterBench {
     struct Figures: Codable {
         let homegate: Latencies
         let serverClient: Latencies
+        /// HomeGate's own Matter client alone, the same commands.
+        let ownClient: Latencies
+        /// The gateway's own time per set (p50 of each HomeGate turn, µs), from its statistics.
+        let gatewayTime: [Double]
         var ratio: Double { homegate.p50 / max(serverClient.p50, 0.001) }
     }
 
@@ -43,17 +58,43 @@ enum MatterBench {
         let topic = "hgbench/home/default-room/circuitmatter/lightbulb/on/set"
         var ours: [Duration] = []
         var theirs: [Duration] = []
+        var own: [Duration] = []
+        var gatewayTime: [Double] = []
         for turn in 1...2 {
             Bench.log("Matter, turn \(turn): \(iterations / 2) commands from the server's own Python client to node \(node)")
             theirs += try await serverClient(url: lab.url, node: node, count: iterations / 2)
+            Bench.log("Matter, turn \(turn): \(iterations / 2) commands from HomeGate's own Matter client")
+            own += try await ownClient(url: lab.url, node: node, count: iterations / 2)
             Bench.log("Matter, turn \(turn): \(iterations / 2) sets through HomeGate (\(topic))")
             let gateway = try HomeGateProcess(["run", "--config", config, "--data-dir", data])
             try await gateway.waitForOutput(containing: "synchronised with the broker")
-            ours += try await sets(broker: broker, topic: topic, count: iterations / 2, warmUp: 20)
+            _ = try await sets(broker: broker, topic: topic, count: 0, warmUp: 20)
+            _ = try await Measure.gatewayStatistics(broker: broker, base: "hgbench", reset: true)
+            ours += try await sets(broker: broker, topic: topic, count: iterations / 2, warmUp: 0)
+            let statistics = try await Measure.gatewayStatistics(broker: broker, base: "hgbench", reset: false)
+            gatewayTime.append((statistics["p50Microseconds"] as? NSNumber)?.doubleValue ?? 0)
             gateway.signal(SIGTERM)
             _ = try? await gateway.waitForExit(timeout: .seconds(20))
         }
-        return Figures(homegate: Latencies(ours), serverClient: Latencies(theirs))
+        return Figures(homegate: Latencies(ours), serverClient: Latencies(theirs), ownClient: Latencies(own), gatewayTime: gatewayTime)
+    }
+
+    /// The same On and Off commands from HomeGate's own Matter client (`Matter.Client`), each
+    /// waited for, after 20 unmeasured.
+    private static func ownClient(url: String, node: Int, count: Int) async throws -> [Duration] {
+        let logger = Logger(label: "homegate-bench.matter")
+        return try await Client.withConnection(Client.Configuration(url: url), logger: logger) { connection in
+            var samples: [Duration] = []
+            for index in 0..<(20 + count) {
+                let start = ContinuousClock.now
+                _ = try await connection.send("device_command", [
+                    "node_id": .int(Int64(node)), "endpoint_id": 1, "cluster_id": 6,
+                    "command_name": .string(index.isMultiple(of: 2) ? "On" : "Off"), "payload": .object([:]),
+                ])
+                if index >= 20 { samples.append(start.duration(to: .now)) }
+            }
+            return samples
+        }
     }
 
     /// On and Off in turn, each waited for (its acknowledgement on `<topic>/result`).

@@ -100,6 +100,9 @@ enum Report {
             "| what | p50 | p90 | p99 |", "|---|---|---|---|",
             "| through HomeGate (MQTT set -> acknowledgement) | \(us(matter.homegate.p50)) | \(us(matter.homegate.p90)) | \(us(matter.homegate.p99)) |",
             "| the server's own client (device_command -> result) | \(us(matter.serverClient.p50)) | \(us(matter.serverClient.p90)) | \(us(matter.serverClient.p99)) |",
+            "| HomeGate's own Matter client alone (the same commands) | \(us(matter.ownClient.p50)) | \(us(matter.ownClient.p90)) | \(us(matter.ownClient.p99)) |",
+            "", "The gateway's own time per set (gateway/statistics, p50 of each turn, the device's answer included): "
+                + matter.gatewayTime.map { us($0) }.joined(separator: ", "),
             "", "Ratio (p50): \(String(format: "%.2f", matter.ratio)); target <= 1.2: \(met(matter.ratio <= 1.2))",
         ]
     }
