@@ -11,8 +11,9 @@ public protocol AccessorySession: AnyObject, Sendable {
     /// Each characteristic's status and value.
     func read(_ addresses: [CharacteristicAddress], timeout: Duration) async throws(HAPError) -> [CharacteristicAddress: CharacteristicOutcome]
     /// Writes, each characteristic's outcome once the device answered; `timed`: a timed write
-    /// with this time to live (for characteristics with the `tw` permission).
-    func write(_ writes: [CharacteristicWrite], timed ttl: Duration?) async throws(HAPError) -> [CharacteristicAddress: CharacteristicOutcome]
+    /// with this time to live (for characteristics with the `tw` permission); each request
+    /// within `timeout`.
+    func write(_ writes: [CharacteristicWrite], timed ttl: Duration?, timeout: Duration) async throws(HAPError) -> [CharacteristicAddress: CharacteristicOutcome]
     /// Turns events on (or off) for characteristics; each one's outcome.
     func subscribe(_ addresses: [CharacteristicAddress], enabled: Bool, timeout: Duration) async throws(HAPError)
         -> [CharacteristicAddress: CharacteristicOutcome]

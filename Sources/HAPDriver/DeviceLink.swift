@@ -310,7 +310,7 @@ final class DeviceLink: Sendable {
         let outcome: CharacteristicOutcome?
         do {
             let write = CharacteristicWrite(address, value.json)
-            outcome = try await client.write([write], timed: timed ? configuration.timedWriteTTL : nil)[address]
+            outcome = try await client.write([write], timed: timed ? configuration.timedWriteTTL : nil, timeout: configuration.requestTimeout)[address]
         } catch {
             throw Self.driverError(error)
         }
@@ -340,7 +340,7 @@ final class DeviceLink: Sendable {
         }
         guard let session, !writes.isEmpty else { return outcomes }
         do {
-            let answers = try await session.write(writes, timed: timed ? configuration.timedWriteTTL : nil)
+            let answers = try await session.write(writes, timed: timed ? configuration.timedWriteTTL : nil, timeout: configuration.requestTimeout)
             for (address, reference) in references {
                 let outcome = answers[address]
                 outcomes[reference] = outcome?.status == .success ? .success(())

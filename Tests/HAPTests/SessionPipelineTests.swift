@@ -24,7 +24,7 @@ struct SessionPipelineTests {
     /// its requests end.
     private final class Pipeline {
         let channel: EmbeddedChannel
-        let end = ConnectionEnd()
+        let end = SessionEnd()
         var events: [HTTPMessage] = []
         /// What the accessory uses: it opens what the controller seals and seals what it sends.
         var accessorySealer = FrameSealer(key: SessionPipelineTests.keys.accessoryToController)

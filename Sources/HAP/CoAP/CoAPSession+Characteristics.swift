@@ -49,9 +49,9 @@ extension CoAPSession {
 
     /// Writes (opcode 0x02), or timed writes (0x04 with the time to live, then 0x05 to carry
     /// them out) for `tw` characteristics. A value the characteristic's format cannot carry is
-    /// refused here (`invalidValue`) and not sent.
-    public func write(_ writes: [CharacteristicWrite], timed ttl: Duration? = nil) async throws(HAPError) -> [CharacteristicAddress: CharacteristicOutcome] {
-        let timeout = Client.defaultTimeout
+    /// refused here (`invalidValue`) and not sent. Each request within `timeout`.
+    public func write(_ writes: [CharacteristicWrite], timed ttl: Duration? = nil, timeout: Duration = Client.defaultTimeout)
+        async throws(HAPError) -> [CharacteristicAddress: CharacteristicOutcome] {
         let formats = formats
         var outcomes: [CharacteristicAddress: CharacteristicOutcome] = [:]
         var requests: [(CharacteristicAddress, HAPPDU.Opcode, [UInt8])] = []

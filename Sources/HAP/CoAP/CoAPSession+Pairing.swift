@@ -7,17 +7,9 @@ extension CoAPSession {
     /// - Throws: ``HAPError`` as ``Client/pairSetup(code:controller:)`` does.
     public static func pairSetup(host: String, port: Int, code: String, controller: ControllerIdentity,
                                  group: any EventLoopGroup = Client.eventLoopGroup) async throws(HAPError) -> AccessoryPairing {
-        var machine = try PairSetup(setupCode: code, controller: controller)
         let endpoint = try await CoAPEndpoint.open(host: host, port: port, group: group) { _ in nil }
         defer { endpoint.close() }
-        var message = machine.start()
-        while true {
-            let reply = try await tlvRequest(endpoint, path: "1", message, timeout: .seconds(30), operation: "pair-setup")
-            switch try machine.receive(reply) {
-            case .send(let next): message = next
-            case .paired(let pairing): return pairing
-            }
-        }
+        return try await CoAPPairingChannel(endpoint: endpoint).performPairSetup(code: code, controller: controller, timeout: .seconds(30))
     }
 
     /// Asks an accessory that is not paired yet to identify itself (`POST /0`).
@@ -39,15 +31,44 @@ extension CoAPSession {
         }
     }
 
-    /// Removes a controller's pairing (remove pairing M1 written to the pairings
-    /// characteristic); removing our own unpairs us. Admins only.
+    /// The controllers the accessory is paired with (list pairings, written to the pairings
+    /// characteristic). Admins only.
+    public func pairings() async throws(HAPError) -> [PairingEntry] {
+        PairingsRequest.entries(in: try await send(.list))
+    }
+
+    /// Adds a controller. Admins only.
+    public func addPairing(_ entry: PairingEntry) async throws(HAPError) {
+        _ = try await send(.add(entry))
+    }
+
+    /// Removes a controller's pairing; removing our own unpairs us. Admins only.
     public func removePairing(_ pairingID: String) async throws(HAPError) {
+        _ = try await send(.remove(pairingID))
+    }
+
+    /// Writes the request to the pairings characteristic; for list and add, reads the
+    /// characteristic for the accessory's M2, as iOS and aiohomekit do. A removal is done when the
+    /// write succeeded: iOS never reads its M2 (and a removal of our own pairing ends the session).
+    private func send(_ request: PairingsRequest) async throws(HAPError) -> TLV8 {
         guard let address = try await pairingsAddress else {
             throw HAPError(.malformed, "[\(host)]:\(port) has no pairings characteristic (service 55, characteristic 50)")
         }
-        let request = TLV8([(.state, [1]), (.method, [4]), (.identifier, Array(pairingID.utf8))]).encoded()
-        let responses = try await send([HAPPDU.Request(opcode: .write, transaction: 0, iid: UInt16(truncatingIfNeeded: address.iid),
-                                                       body: HAPPDU.writeBody(request))], timeout: Client.defaultTimeout)
-        _ = try Self.successfulBody(responses[0], what: "removing pairing \(pairingID)")
+        let iid = UInt16(truncatingIfNeeded: address.iid)
+        let written = try await send([HAPPDU.Request(opcode: .write, transaction: 0, iid: iid, body: HAPPDU.writeBody(request.message.encoded()))],
+                                     timeout: Client.defaultTimeout)
+        _ = try Self.successfulBody(written[0], what: "pairings \(request.method)")
+        guard request.method != .remove else { return TLV8() }
+        let read = try await send([HAPPDU.Request(opcode: .read, transaction: 0, iid: iid, body: [])], timeout: Client.defaultTimeout)
+        guard let value = try HAPPDU.value(inBody: try Self.successfulBody(read[0], what: "pairings \(request.method)")) else {
+            throw HAPError(.malformed, "pairings \(request.method): [\(host)]:\(port) has no M2 in its pairings characteristic")
+        }
+        let reply: TLV8
+        do {
+            reply = try TLV8(decoding: value)
+        } catch {
+            throw HAPError(.malformed, "pairings \(request.method): the accessory's M2 is not TLV8: \(error)")
+        }
+        return try request.answer(reply)
     }
 }

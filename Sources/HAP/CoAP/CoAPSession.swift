@@ -22,14 +22,13 @@ public final class CoAPSession: Sendable {
         var send: PDUCipher
         var receive: PDUCipher
         var nextTransaction = UInt8.random(in: 0...UInt8.max)
-        var failure: HAPError?
-        var waiters: [CheckedContinuation<HAPError, Never>] = []
     }
 
     private let endpoint: CoAPEndpoint
     private let receiver: CoAPEventReceiver
     private let gate = RequestGate()
     private let state: Mutex<State>
+    private let end = SessionEnd()
 
     private init(endpoint: CoAPEndpoint, receiver: CoAPEventReceiver, keys: SessionKeys) {
         self.host = endpoint.host
@@ -49,7 +48,8 @@ public final class CoAPSession: Sendable {
         let receiver = CoAPEventReceiver()
         let endpoint = try await CoAPEndpoint.open(host: host, port: port, group: group) { receiver.receive($0) }
         do {
-            let keys = try await verify(endpoint, controller: controller, accessory: accessory, deadline: .now + timeout)
+            let keys = try await CoAPPairingChannel(endpoint: endpoint).performPairVerify(controller: controller, accessory: accessory,
+                                                                                        deadline: .now + timeout)
             receiver.start(key: keys.accessoryEvents)
             let session = CoAPSession(endpoint: endpoint, receiver: receiver, keys: keys)
             endpoint.closeFuture.whenComplete { _ in session.fail(HAPError(.connection, "the session with [\(host)]:\(port) was closed")) }
@@ -60,37 +60,10 @@ public final class CoAPSession: Sendable {
         }
     }
 
-    private static func verify(_ endpoint: CoAPEndpoint, controller: ControllerIdentity, accessory: AccessoryPairing,
-                               deadline: ContinuousClock.Instant) async throws(HAPError) -> SessionKeys {
-        var machine = PairVerify(controller: controller, accessory: accessory)
-        var message = machine.start()
-        while true {
-            let reply = try await tlvRequest(endpoint, path: "2", message, timeout: deadline - .now, operation: "pair-verify")
-            switch try machine.receive(reply) {
-            case .send(let next): message = next
-            case .verified(let keys): return keys
-            }
-        }
-    }
-
-    /// A plaintext TLV8 exchange (pair-setup, pair-verify): `POST /<path>`, answered by TLV8.
-    static func tlvRequest(_ endpoint: CoAPEndpoint, path: String, _ body: TLV8, timeout: Duration, operation: String) async throws(HAPError) -> TLV8 {
-        guard timeout > .zero else { throw HAPError(.timeout, "\(operation) with [\(endpoint.host)]:\(endpoint.port) took too long") }
-        let response = try await endpoint.request(.post, path: path, payload: body.encoded(), timeout: timeout)
-        guard response.code.isSuccess else {
-            throw HAPError(.status, "\(operation): [\(endpoint.host)]:\(endpoint.port) answered CoAP \(response.code) to POST /\(path)")
-        }
-        do {
-            return try TLV8(decoding: response.payload)
-        } catch {
-            throw HAPError(.malformed, "\(operation): the accessory's TLV8 does not parse: \(error)")
-        }
-    }
-
     // MARK: The session's life
 
     /// Whether the session is still open.
-    public var isOpen: Bool { state.withLock { $0.failure == nil } }
+    public var isOpen: Bool { end.reason == nil }
 
     /// Ends the session: requests waiting fail, ``events`` ends. Idempotent.
     public func close() {
@@ -99,26 +72,13 @@ public final class CoAPSession: Sendable {
 
     /// Waits until the session ends and tells why.
     public func closed() async -> HAPError {
-        await withCheckedContinuation { continuation in
-            let failure = state.withLock { state -> HAPError? in
-                if state.failure == nil { state.waiters.append(continuation) }
-                return state.failure
-            }
-            if let failure { continuation.resume(returning: failure) }
-        }
+        await end.wait()
     }
 
     private func fail(_ error: HAPError) {
-        let waiters = state.withLock { state -> [CheckedContinuation<HAPError, Never>]? in
-            guard state.failure == nil else { return nil }
-            state.failure = error
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        guard let waiters else { return }
+        guard end.recordFirst(error).isFirst else { return }
         endpoint.close()
         receiver.finish()
-        for waiter in waiters { waiter.resume(returning: error) }
     }
 
     // MARK: Encrypted requests
@@ -156,8 +116,8 @@ public final class CoAPSession: Sendable {
     }
 
     private func seal(_ requests: [HAPPDU.Request]) throws(HAPError) -> ([UInt8], [UInt8]) {
-        try state.withLock { state throws(HAPError) in
-            if let failure = state.failure { throw failure }
+        if let reason = end.reason { throw reason }
+        return state.withLock { state in
             var numbered = requests
             for index in numbered.indices {
                 numbered[index].transaction = state.nextTransaction

@@ -53,8 +53,10 @@ extension Client {
 
     /// Writes characteristics (`PUT /characteristics`) and returns each one's outcome once the
     /// accessory answered. `timed`: a timed write (`PUT /prepare` with a `pid` and this time to
-    /// live first), which characteristics with the `tw` permission require.
-    public func write(_ writes: [CharacteristicWrite], timed ttl: Duration? = nil) async throws(HAPError) -> [CharacteristicAddress: CharacteristicOutcome] {
+    /// live first), which characteristics with the `tw` permission require. Each request within
+    /// `timeout`.
+    public func write(_ writes: [CharacteristicWrite], timed ttl: Duration? = nil, timeout: Duration = Client.defaultTimeout)
+        async throws(HAPError) -> [CharacteristicAddress: CharacteristicOutcome] {
         try requireSession("writing characteristics")
         guard !writes.isEmpty else { return [:] }
         var body: [String: JSON] = ["characteristics": .array(writes.map { write in
@@ -62,8 +64,8 @@ extension Client {
             if write.wantsResponse { entry["r"] = .bool(true) }
             return .object(entry)
         })]
-        if let ttl { body["pid"] = .int(try await prepare(ttl: ttl)) }
-        return try await characteristicsPut(.object(body), for: writes.map(\.address), timeout: Client.defaultTimeout)
+        if let ttl { body["pid"] = .int(try await prepare(ttl: ttl, timeout: timeout)) }
+        return try await characteristicsPut(.object(body), for: writes.map(\.address), timeout: timeout)
     }
 
     /// Turns events on (or off) for characteristics (`ev` in `PUT /characteristics`).
@@ -75,10 +77,10 @@ extension Client {
     }
 
     /// `PUT /prepare`: announces a timed write; returns its `pid`.
-    private func prepare(ttl: Duration) async throws(HAPError) -> Int64 {
+    private func prepare(ttl: Duration, timeout: Duration) async throws(HAPError) -> Int64 {
         let pid = Int64.random(in: 1...Int64(UInt32.max))
         let milliseconds = ttl.wholeMilliseconds
-        let (_, body) = try await jsonRequest("PUT", "/prepare", .object(["ttl": .int(milliseconds), "pid": .int(pid)]))
+        let (_, body) = try await jsonRequest("PUT", "/prepare", .object(["ttl": .int(milliseconds), "pid": .int(pid)]), timeout: timeout)
         if let status = body?["status"]?.int, status != 0 {
             let code = HAPStatus(rawValue: Int(status))
             throw HAPError(.status, "PUT /prepare: the accessory refused the timed write: \(code.map { "\($0)" } ?? "status \(status)")", status: code)

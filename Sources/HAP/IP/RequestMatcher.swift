@@ -15,7 +15,7 @@ import Darwin
 /// also between a request and its response.
 ///
 /// The connection is closed, and every waiting request fails with the reason recorded in
-/// ``ConnectionEnd`` (the first one stands), when the oldest request waiting passes its time
+/// ``SessionEnd`` (the first one stands), when the oldest request waiting passes its time
 /// limit (a later answer could no longer be matched), when an earlier stage reports bytes that do
 /// not decrypt or parse, or a write fails; when the accessory closes it, they fail with that.
 /// Time limits are tasks scheduled on the channel's event loop (no polling).
@@ -39,7 +39,7 @@ final class RequestMatcher: ChannelDuplexHandler {
 
     /// `host:port`, for the messages.
     private let peer: String
-    private let end: ConnectionEnd
+    private let end: SessionEnd
     private let onEvent: (HTTPMessage) -> Void
     private var waiting: [Waiting] = []
     private var waitingStart = 0
@@ -49,7 +49,7 @@ final class RequestMatcher: ChannelDuplexHandler {
     ///   - peer: `host:port`, named in the errors.
     ///   - end: where the reason the connection ends is recorded.
     ///   - onEvent: takes each `EVENT/1.0` message, on the event loop.
-    init(peer: String, end: ConnectionEnd, onEvent: @escaping (HTTPMessage) -> Void) {
+    init(peer: String, end: SessionEnd, onEvent: @escaping (HTTPMessage) -> Void) {
         self.peer = peer
         self.end = end
         self.onEvent = onEvent

@@ -1,5 +1,12 @@
 import NIOCore
 
+/// HAP over IP's pairing procedures: `POST /pair-setup` and `POST /pair-verify` on the connection.
+extension Client: PairingChannel {
+    func exchange(_ procedure: PairingProcedure, _ message: TLV8, timeout: Duration) async throws(HAPError) -> TLV8 {
+        try await tlvRequest(procedure == .setup ? "/pair-setup" : "/pair-verify", message, timeout: timeout)
+    }
+}
+
 extension Client {
     /// Pairs with the accessory using its setup code: pair-setup M1-M6 (`POST /pair-setup`).
     ///
@@ -9,15 +16,7 @@ extension Client {
     /// - Throws: ``HAPError``: ``HAPError/Kind/pairing`` with ``PairingErrorCode/authentication``
     ///   for a wrong code, ``PairingErrorCode/unavailable`` when the accessory is paired already.
     public func pairSetup(code: String, controller: ControllerIdentity) async throws(HAPError) -> AccessoryPairing {
-        var machine = try PairSetup(setupCode: code, controller: controller)
-        var message = machine.start()
-        while true {
-            let reply = try await tlvRequest("/pair-setup", message, timeout: .seconds(30))
-            switch try machine.receive(reply) {
-            case .send(let next): message = next
-            case .paired(let pairing): return pairing
-            }
-        }
+        try await performPairSetup(code: code, controller: controller, timeout: .seconds(30))
     }
 
     /// Proves both sides' identities (pair-verify M1-M4, `POST /pair-verify`) and switches the
@@ -25,18 +24,8 @@ extension Client {
     /// - Throws: ``HAPError`` if the accessory is not the one paired, or no longer knows us.
     public func verify(controller: ControllerIdentity, accessory: AccessoryPairing) async throws(HAPError) {
         guard !connection.isEncrypted else { throw HAPError(.state, "the connection to \(host):\(port) is verified already") }
-        var machine = PairVerify(controller: controller, accessory: accessory)
-        var message = machine.start()
-        while true {
-            let reply = try await tlvRequest("/pair-verify", message)
-            switch try machine.receive(reply) {
-            case .send(let next):
-                message = next
-            case .verified(let keys):
-                try await connection.encrypt(with: keys)
-                return
-            }
-        }
+        let keys = try await performPairVerify(controller: controller, accessory: accessory, deadline: .now + Client.defaultTimeout)
+        try await connection.encrypt(with: keys)
     }
 
     /// Connects and verifies: a ready encrypted session.

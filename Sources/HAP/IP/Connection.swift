@@ -24,14 +24,14 @@ final class Connection: Sendable {
     let host: String
     let port: Int
     private let channel: any Channel
-    private let end: ConnectionEnd
+    private let end: SessionEnd
     private let encrypted = Atomic<Bool>(false)
     /// The channel's event loop as a task executor (``Client/taskExecutor``).
     let taskExecutor: EventLoopTaskExecutor
 
     private var peer: String { "\(host):\(port)" }
 
-    private init(channel: any Channel, end: ConnectionEnd, host: String, port: Int) {
+    private init(channel: any Channel, end: SessionEnd, host: String, port: Int) {
         self.channel = channel
         self.taskExecutor = EventLoopTaskExecutor(channel.eventLoop)
         self.end = end
@@ -43,7 +43,7 @@ final class Connection: Sendable {
     /// `onEvent` gets each `EVENT/1.0` message, on that event loop, in order.
     static func open(host: String, port: Int, timeout: Duration, group: any EventLoopGroup,
                      onEvent: @escaping @Sendable (HTTPMessage) -> Void) async throws(HAPError) -> Connection {
-        let end = ConnectionEnd()
+        let end = SessionEnd()
         let peer = "\(host):\(port)"
         let bootstrap = ClientBootstrap(group: group)
             .connectTimeout(TimeAmount(timeout))
