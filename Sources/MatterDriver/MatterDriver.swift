@@ -50,6 +50,9 @@ public final class MatterDriver: AccessoryDriver {
         var placements: [String: Placement] = [:]
         /// A commissioning under way (one at a time), and where its accessories go.
         var commissioning: Placement?
+        /// The characteristics waiting to be read again after a set, and when: a burst of sets
+        /// (a slider dragged) moves its one read to after the last, instead of one read per set.
+        var verificationsDue: [CharacteristicReference: ContinuousClock.Instant] = [:]
     }
 
     let configuration: Configuration
@@ -59,9 +62,9 @@ public final class MatterDriver: AccessoryDriver {
     let firstAttempt = Alarm()
     public let events: AsyncStream<AccessoryEvent>
     let continuation: AsyncStream<AccessoryEvent>.Continuation
-    /// Characteristics to read again after a set, and when.
-    private let verifications: AsyncStream<(CharacteristicReference, ContinuousClock.Instant)>
-    private let verificationQueue: AsyncStream<(CharacteristicReference, ContinuousClock.Instant)>.Continuation
+    /// Characteristics to read again after a set (when: ``State/verificationsDue``).
+    private let verifications: AsyncStream<CharacteristicReference>
+    private let verificationQueue: AsyncStream<CharacteristicReference>.Continuation
 
     public init(configuration: Configuration, logger: Logger) {
         self.configuration = configuration
@@ -88,17 +91,32 @@ public final class MatterDriver: AccessoryDriver {
         continuation.finish()
     }
 
-    /// Reads each set characteristic again when its time comes; what the device has then is
-    /// passed on (the engine keeps it only if it differs).
+    /// Reads each set characteristic again when its time comes (``Configuration/verifyDelay``
+    /// after its last set); what the device has then is passed on (the engine keeps it only if
+    /// it differs).
     private func verifySets() async {
-        for await (reference, due) in verifications {
-            do {
-                try await Task.sleep(until: due, clock: .continuous)
-            } catch {
-                return
+        for await reference in verifications {
+            while let due = state.withLock({ $0.verificationsDue[reference] }), due > .now {
+                do {
+                    try await Task.sleep(until: due, clock: .continuous)
+                } catch {
+                    return
+                }
             }
+            state.withLock { _ = $0.verificationsDue.removeValue(forKey: reference) }
             if let value = try? await read(reference) { continuation.yield(.value(reference, value)) }
         }
+    }
+
+    /// Reads `reference` again ``Configuration/verifyDelay`` from now: queued once, and moved
+    /// later by every set until then.
+    private func verifyLater(_ reference: CharacteristicReference) {
+        let due = ContinuousClock.now + configuration.verifyDelay
+        let queued = state.withLock { state in
+            defer { state.verificationsDue[reference] = due }
+            return state.verificationsDue[reference] != nil
+        }
+        if !queued { verificationQueue.yield(reference) }
     }
 
     private func keepConnected() async {
@@ -327,7 +345,7 @@ public final class MatterDriver: AccessoryDriver {
             throw StatusError(.readOnly, "the Matter device has nothing to write \(binding.rule.type) to")
         }
         try await perform(action, on: node.nodeID, endpoint: binding.endpoint, connection: connection)
-        if binding.rule.sources.isEmpty == false { verificationQueue.yield((characteristic, .now + configuration.verifyDelay)) }
+        if binding.rule.sources.isEmpty == false { verifyLater(characteristic) }
     }
 
     /// Several characteristics of one accessory: a light's hue and saturation together as one
@@ -341,9 +359,7 @@ public final class MatterDriver: AccessoryDriver {
                 let (connection, node, _) = try target(combined.hue.0)
                 try await perform(combined.action, on: node.nodeID, endpoint: combined.endpoint, connection: connection)
                 outcome = .success(())
-                for reference in [combined.hue.0, combined.saturation.0] {
-                    verificationQueue.yield((reference, .now + configuration.verifyDelay))
-                }
+                for reference in [combined.hue.0, combined.saturation.0] { verifyLater(reference) }
             } catch {
                 outcome = .failure(error)
             }
