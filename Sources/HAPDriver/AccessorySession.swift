@@ -22,6 +22,8 @@ public protocol AccessorySession: AnyObject, Sendable {
     /// Removes a controller's pairing on the device; removing our own unpairs us (the device may
     /// then end the session). Admins only.
     func removePairing(_ pairingID: String) async throws(HAPError)
+    /// The controllers the device is paired with (list pairings). Admins only.
+    func pairings() async throws(HAPError) -> [PairingEntry]
     /// The values the device reports by itself; ends when the session ends.
     var events: AsyncStream<[CharacteristicValue]> { get }
     /// Whether the session is still open.

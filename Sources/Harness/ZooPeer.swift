@@ -102,6 +102,12 @@ public final class ZooPeer: @unchecked Sendable {
         try await control("{\"command\": \"garbage\", \"on\": \(on)}")
     }
 
+    /// Another controller pairs with the device (as an iPhone's Home or a second Home Assistant
+    /// would): `controller` its pairing id (a UUID), admin or not.
+    public func addPairing(controller: String, admin: Bool) async throws {
+        try await control("{\"command\": \"add-pairing\", \"controller\": \"\(controller)\", \"admin\": \(admin)}")
+    }
+
     /// Makes one step fail once, the next time it comes: `verify` (pair-verify refused) or
     /// `database` (`GET /accessories` unusable).
     public func breakOnce(_ step: String) async throws {

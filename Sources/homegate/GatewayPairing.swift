@@ -81,20 +81,14 @@ struct GatewayPairing: PairingService {
             }
             return
         }
-        guard let stored = try store.pairings().first(where: { pairing in
-            accessory.rawValue.hasPrefix(HAPDriver.accessoryID(deviceID: pairing.deviceID, aid: 1).rawValue.dropLast())
-        }) else {
-            throw PairingFailure(code: "not-found", message: "\(accessory) is not an accessory of a paired HomeKit device")
-        }
+        let stored = try storedPairing(of: accessory)
         do throws(HAPError) {
-            let transport = (HAPTransportKind(rawValue: stored.transport) ?? .ip).transport
-            let client = try await transport.openSession(host: stored.host, port: stored.port, controller: controller,
-                                                         accessory: AccessoryPairing(pairingID: stored.deviceID, publicKey: stored.publicKey), timeout: .seconds(8))
-            defer { client.close() }
-            do {
-                try await client.removePairing(controller.pairingID)
-            } catch {
-                guard error.kind == .connection else { throw error } // it may close the session once it forgot us
+            try await devicePairings.withSession(stored) { client throws(HAPError) in
+                do throws(HAPError) {
+                    try await client.removePairing(controller.pairingID)
+                } catch {
+                    guard error.kind == .connection else { throw error } // it may close the session once it forgot us
+                }
             }
         } catch {
             throw PairingFailure(code: "device-error", message: "could not remove the pairing on \(stored.name) at \(stored.host):\(stored.port): \(error.message)")
@@ -102,6 +96,32 @@ struct GatewayPairing: PairingService {
         try store.removePairing(deviceID: stored.deviceID)
         logger.info("unpaired \(stored.name) (\(stored.deviceID))")
         driver.replaceDevices(PairingStore.devices(try store.pairings()))
+    }
+
+    func controllers(of accessory: AccessoryID) async throws -> [DeviceController] {
+        try await devicePairings.controllers(of: try storedPairing(of: accessory))
+    }
+
+    func removeController(_ pairingID: String, from accessory: AccessoryID) async throws {
+        try await devicePairings.remove(pairingID, from: try storedPairing(of: accessory))
+    }
+
+    private var devicePairings: DevicePairings {
+        DevicePairings(controller: controller, logger: logger)
+    }
+
+    /// The stored pairing of the HomeKit device `accessory` belongs to.
+    private func storedPairing(of accessory: AccessoryID) throws -> StoredPairing {
+        if MatterDriver.isMatterAccessory(accessory) {
+            throw PairingFailure(code: "not-allowed", message: "\(accessory) is a Matter device: its other controllers are fabrics, kept on the device "
+                                 + "(its maker's app, or Apple Home's Settings, shows and removes them), not HomeKit pairings")
+        }
+        guard let stored = try store.pairings().first(where: { pairing in
+            accessory.rawValue.hasPrefix(HAPDriver.accessoryID(deviceID: pairing.deviceID, aid: 1).rawValue.dropLast())
+        }) else {
+            throw PairingFailure(code: "not-found", message: "\(accessory) is not an accessory of a paired HomeKit device")
+        }
+        return stored
     }
 
     /// Pairs with the accessory: pair-setup, then the accessory database on a verified session,

@@ -26,6 +26,8 @@ extension Gateway {
             return try await pair(request, placement: try management.placement(room: request.room, home: request.home))
         case .unpair(let accessory, let home):
             return try await unpair(try management.accessoryID(accessory, home: home))
+        case .pairings(let accessory, let remove, let home):
+            return try await devicePairings(try management.accessoryID(accessory, home: home), removing: remove)
         case .executeActionSet(let name, let home):
             let (homeID, actionSet) = try management.actionSet(name, home: home)
             return try await execute(actionSet, inHome: homeID)
@@ -82,6 +84,22 @@ extension Gateway {
             throw RequestError(code: "device-error", message: "\(error)")
         }
         return ["accessory": .string(id.rawValue)]
+    }
+
+    /// The controllers the accessory's device is paired with, after removing the one named.
+    private func devicePairings(_ id: AccessoryID, removing pairingID: String?) async throws -> [String: JSON] {
+        guard let pairing else { throw RequestError(code: "not-allowed", message: "this gateway cannot pair") }
+        do {
+            if let pairingID { try await pairing.removeController(pairingID, from: id) }
+            let controllers = try await pairing.controllers(of: id)
+            var answer: [String: JSON] = ["accessory": .string(id.rawValue), "controllers": .array(controllers.map { controller in
+                .object(["id": .string(controller.pairingID), "admin": .bool(controller.isAdmin), "thisGateway": .bool(controller.isThisGateway)])
+            })]
+            if let pairingID { answer["removed"] = .string(pairingID) }
+            return answer
+        } catch let error as PairingFailure {
+            throw RequestError(code: error.code, message: error.message)
+        }
     }
 
     private func execute(_ actionSet: ActionSetID, inHome homeID: HomeID) async throws -> [String: JSON] {

@@ -14,6 +14,9 @@ enum ManagementRequest: Equatable {
     case pair(Pairing)
     /// Removes the pairing of the device `accessory` belongs to.
     case unpair(accessory: String, home: String?)
+    /// Lists the controllers the device `accessory` belongs to is paired with, after removing
+    /// controller `remove` when it names one.
+    case pairings(accessory: String, remove: String?, home: String?)
     /// Runs an action set's writes.
     case executeActionSet(String, home: String?)
     /// Turns the accessory browser on or off.
@@ -197,10 +200,11 @@ extension ManagementRequest {
         case "identify": .identify(accessory: try fields.string("accessory"), home: home)
         case "pair": .pair(try Pairing(fields, home: home))
         case "unpair": .unpair(accessory: try fields.string("accessory"), home: home)
+        case "pairings": .pairings(accessory: try fields.string("accessory"), remove: try fields.optionalString("remove"), home: home)
         case "snapshot": .snapshot(try Snapshot(fields, home: home))
         default:
             throw Gateway.RequestError(code: "unknown-request",
-                                       message: "unknown request \"accessory/\(verb)\"; known: assign-room, rename, remove, identify, pair, unpair, snapshot")
+                                       message: "unknown request \"accessory/\(verb)\"; known: assign-room, rename, remove, identify, pair, unpair, pairings, snapshot")
         }
     }
 

@@ -82,6 +82,8 @@ Control lines on standard input, one JSON object each:
                                                        last byte of every sealed answer and event
                                                        flipped); null ends it
   {"command": "garbage", "on": true}                   0x09 answers a body that is no database
+  {"command": "add-pairing", "controller": ID, "admin": false}  another controller pairs with the
+                                                       device (public_key: 64 hex digits, optional)
   {"command": "break", "step": S}                      step S fails once, the next time it comes:
                                                        verify (pair-verify M1 answered with an
                                                        authentication error), database (0x09
@@ -886,6 +888,13 @@ class Peer:
                 MISBEHAVIOUR.seconds = float(command.get("seconds", 3))
             elif name == "garbage":
                 self.garbage = bool(command.get("on", True))
+            elif name == "add-pairing":
+                # Another controller pairs (an iPhone's Home, a second Home Assistant).
+                controller = str(command["controller"])
+                self.state.pairings[controller] = {"public_key": bytes.fromhex(command.get("public_key", "11" * 32)),
+                                                   "admin": bool(command.get("admin"))}
+                self.state.save()
+                emit("paired", controller=controller, admin=bool(command.get("admin")))
             elif name == "break":
                 if command.get("step") not in BREAKABLE_STEPS:
                     raise ValueError(f"unknown step {command.get('step')!r}; known: {', '.join(BREAKABLE_STEPS)}")

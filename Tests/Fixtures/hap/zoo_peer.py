@@ -45,6 +45,8 @@ Control lines on standard input, one JSON object each:
                                                        wrong); null ends it
   {"command": "garbage", "on": true}                   GET /accessories answers a database no
                                                        controller can use (also: --garbage)
+  {"command": "add-pairing", "controller": UUID, "admin": false}  another controller pairs with
+                                                       the device (public_key: 64 hex digits, optional)
   {"command": "break", "step": S}                      step S fails once, the next time it comes:
                                                        verify (pair-verify M1 answered with an
                                                        authentication error) or database (GET
@@ -317,6 +319,13 @@ class ZooDriver(PeerDriver):
                         self.http_server.push_event({"aid": 99, "iid": 99, "value": 1}, client, True)
             elif name == "garbage":
                 self.garbage = bool(command.get("on", True))
+            elif name == "add-pairing":
+                # Another controller pairs (an iPhone's Home, a second Home Assistant): its
+                # pairing id (a UUID, as HAP-python requires), a public key, admin or not.
+                controller = str(command["controller"])
+                key = bytes.fromhex(command.get("public_key", "11" * 32))
+                self.state.add_paired_client(controller.encode(), key, b"\x01" if command.get("admin") else b"\x00")
+                emit("paired", controller=controller, admin=bool(command.get("admin")))
             elif name == "break":
                 if command.get("step") not in STEPS:
                     raise ValueError(f"unknown step {command.get('step')!r}; known: {', '.join(STEPS)}")
