@@ -80,10 +80,14 @@ enum MatterBench {
     }
 
     /// The same On and Off commands from HomeGate's own Matter client (`Matter.Client`), each
-    /// waited for, after 20 unmeasured.
+    /// waited for, after 20 unmeasured; listening to the server's events, as the floor's client
+    /// and the gateway do (each command's attribute report comes back as one).
     private static func ownClient(url: String, node: Int, count: Int) async throws -> [Duration] {
         let logger = Logger(label: "homegate-bench.matter")
         return try await Client.withConnection(Client.Configuration(url: url), logger: logger) { connection in
+            _ = try await connection.startListening()
+            let drained = Task { for await _ in connection.events {} }
+            defer { drained.cancel() }
             var samples: [Duration] = []
             for index in 0..<(20 + count) {
                 let start = ContinuousClock.now
