@@ -15,14 +15,14 @@ public struct PairingEntry: Sendable, Hashable {
 /// A request to an accessory's pairings (HAP's add, remove and list pairing procedures) and its
 /// M2 answer: the same TLV8 over both transports, sent as `POST /pairings` over IP and written to
 /// the pairings characteristic (service 0x55, characteristic 0x50) over CoAP.
-struct PairingsRequest: Sendable {
-    enum Method: UInt8, Sendable {
+public struct PairingsRequest: Sendable {
+    public enum Method: UInt8, Sendable {
         case add = 3
         case remove = 4
         case list = 5
     }
 
-    let method: Method
+    public let method: Method
     let items: [(TLVType, [UInt8])]
 
     static let list = PairingsRequest(method: .list, items: [])
@@ -53,5 +53,31 @@ struct PairingsRequest: Sendable {
             return PairingEntry(pairingID: String(decoding: identifier, as: UTF8.self), publicKey: key,
                                 isAdmin: (item.byte(.permissions) ?? 0) & 1 == 1)
         }
+    }
+}
+
+/// A verified session that manages the accessory's pairings: HAP over IP's ``Client`` and HAP
+/// over CoAP's ``CoAPSession``, each sending the same requests in its own way.
+public protocol PairingsManaging: Sendable {
+    /// Sends one pairings request and returns the accessory's checked M2 (empty for a removal
+    /// over CoAP, whose M2 iOS never reads).
+    func sendPairings(_ request: PairingsRequest) async throws(HAPError) -> TLV8
+}
+
+extension PairingsManaging {
+    /// The controllers the accessory is paired with (list pairings). Admins only.
+    public func pairings() async throws(HAPError) -> [PairingEntry] {
+        PairingsRequest.entries(in: try await sendPairings(.list))
+    }
+
+    /// Adds a controller (add pairing). Admins only.
+    public func addPairing(_ entry: PairingEntry) async throws(HAPError) {
+        _ = try await sendPairings(.add(entry))
+    }
+
+    /// Removes a controller (remove pairing); removing our own pairing unpairs us (the accessory
+    /// then ends its sessions with us). Admins only.
+    public func removePairing(_ pairingID: String) async throws(HAPError) {
+        _ = try await sendPairings(.remove(pairingID))
     }
 }

@@ -1,6 +1,6 @@
 import NIOCore
 
-extension CoAPSession {
+extension CoAPSession: PairingsManaging {
     /// Pairs with a HAP-over-CoAP accessory using its setup code: pair-setup M1-M6 on
     /// `POST /1`, plaintext, on a socket of its own.
     /// - Returns: the accessory's pairing id and long-term public key, to store.
@@ -31,26 +31,10 @@ extension CoAPSession {
         }
     }
 
-    /// The controllers the accessory is paired with (list pairings, written to the pairings
-    /// characteristic). Admins only.
-    public func pairings() async throws(HAPError) -> [PairingEntry] {
-        PairingsRequest.entries(in: try await send(.list))
-    }
-
-    /// Adds a controller. Admins only.
-    public func addPairing(_ entry: PairingEntry) async throws(HAPError) {
-        _ = try await send(.add(entry))
-    }
-
-    /// Removes a controller's pairing; removing our own unpairs us. Admins only.
-    public func removePairing(_ pairingID: String) async throws(HAPError) {
-        _ = try await send(.remove(pairingID))
-    }
-
     /// Writes the request to the pairings characteristic; for list and add, reads the
     /// characteristic for the accessory's M2, as iOS and aiohomekit do. A removal is done when the
     /// write succeeded: iOS never reads its M2 (and a removal of our own pairing ends the session).
-    private func send(_ request: PairingsRequest) async throws(HAPError) -> TLV8 {
+    public func sendPairings(_ request: PairingsRequest) async throws(HAPError) -> TLV8 {
         guard let address = try await pairingsAddress else {
             throw HAPError(.malformed, "[\(host)]:\(port) has no pairings characteristic (service 55, characteristic 50)")
         }
