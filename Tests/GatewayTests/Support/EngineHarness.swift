@@ -59,6 +59,9 @@ final class EngineHarness: Sendable {
         try await bus.waitUntilSubscribed()
         bus.connect()
         _ = try await bus.next(on: "\(base)/$layout")
+        // `$layout` can go out before the rest of the synchronisation's retained topics, in the
+        // same turn of the engine: a call to the engine runs after that turn.
+        await gateway.waitUntilSubscribed()
     }
 
     deinit { task.cancel() }
