@@ -1,4 +1,5 @@
 import CoreMetrics
+import HomeModel
 import Timing
 import Wire
 
@@ -32,7 +33,11 @@ public struct MetricDescription: Sendable, Hashable {
 ///   (``Wire/HAPStatus/name``: `success`, `busy`, `invalid-value`, ...);
 /// - `homegate_acknowledgement_seconds`: from a command's arrival to its acknowledgement;
 /// - `homegate_mqtt_reconnects_total`, `homegate_mqtt_connected`;
-/// - `homegate_accessories`, `homegate_accessories_reachable`, `homegate_queue_depth`.
+/// - `homegate_accessories`, `homegate_accessories_reachable`, `homegate_queue_depth`;
+/// - `homegate_mqtt_messages_sent_total` (the received ones are the MQTT client's own count);
+/// - `homegate_accessory_events_total{accessory}`, `homegate_accessory_failed_writes_total{accessory}`,
+///   `homegate_accessory_reachability_changes_total{accessory}`: what `$health` reports, from the
+///   same happenings (``Gateway/recordHealth(_:)``).
 struct EngineMetrics: Sendable {
     /// The acknowledgement-time histogram's buckets: 0.5 ms to 10 s.
     static let latencyBuckets: [Duration] = [500, 1000, 2500, 5000, 10_000, 25_000, 50_000, 100_000, 250_000, 500_000, 1_000_000, 2_500_000, 5_000_000, 10_000_000]
@@ -53,7 +58,16 @@ struct EngineMetrics: Sendable {
     static let queueDepth = MetricDescription(name: "homegate_queue_depth",
                                               help: "Sets and gets waiting for a device, over every characteristic (the one being carried out not counted).")
 
+    static let messagesSent = MetricDescription(name: "homegate_mqtt_messages_sent_total", help: "Messages the gateway handed to the MQTT broker.")
+    static let accessoryEvents = MetricDescription(name: "homegate_accessory_events_total",
+                                                   help: "Values an accessory's device reported by itself (its events), by accessory.")
+    static let accessoryFailedWrites = MetricDescription(name: "homegate_accessory_failed_writes_total",
+                                                         help: "Writes an accessory's device refused or did not carry out, by accessory.")
+    static let accessoryReachabilityChanges = MetricDescription(name: "homegate_accessory_reachability_changes_total",
+                                                                help: "Times an accessory became reachable or unreachable, by accessory.")
+
     private let factory: any MetricsFactory
+    private let sent: Counter
     private let sets: Counter
     private let gets: Counter
     private let successes: Counter
@@ -75,6 +89,7 @@ struct EngineMetrics: Sendable {
         accessories = Gauge(label: Self.accessories.name, dimensions: [], factory: factory)
         reachable = Gauge(label: Self.reachable.name, dimensions: [], factory: factory)
         queueDepth = Gauge(label: Self.queueDepth.name, dimensions: [], factory: factory)
+        sent = Counter(label: Self.messagesSent.name, dimensions: [], factory: factory)
         connected.record(0)
         queueDepth.record(0)
     }
@@ -111,6 +126,21 @@ struct EngineMetrics: Sendable {
     func recordQueueDepth(_ depth: Int) {
         queueDepth.record(depth)
     }
+
+    /// A happening `$health` reports, counted here too.
+    func record(_ happening: HealthCounters.Happening) {
+        switch happening {
+        case .messageSent: sent.increment()
+        case .event(let id): accessoryCounter(Self.accessoryEvents, id).increment()
+        case .failedWrite(let id, _): accessoryCounter(Self.accessoryFailedWrites, id).increment()
+        case .failedRead: break
+        case .reachabilityChanged(let id): accessoryCounter(Self.accessoryReachabilityChanges, id).increment()
+        }
+    }
+
+    private func accessoryCounter(_ metric: MetricDescription, _ id: AccessoryID) -> Counter {
+        Counter(label: metric.name, dimensions: [("accessory", id.rawValue)], factory: factory)
+    }
 }
 
 extension Gateway {
@@ -120,5 +150,7 @@ extension Gateway {
     public static let metricDescriptions: [MetricDescription] = [
         EngineMetrics.commands, EngineMetrics.acknowledgements, EngineMetrics.acknowledgementTime, EngineMetrics.reconnects,
         EngineMetrics.connected, EngineMetrics.accessories, EngineMetrics.reachable, EngineMetrics.queueDepth,
+        EngineMetrics.messagesSent, EngineMetrics.accessoryEvents, EngineMetrics.accessoryFailedWrites,
+        EngineMetrics.accessoryReachabilityChanges,
     ]
 }

@@ -9,6 +9,7 @@ extension Gateway {
     func handle(_ event: AccessoryEvent) {
         switch event {
         case .value(let reference, let value):
+            recordHealth(.event(reference.accessoryID))
             applyValue(value, to: reference)
         case .reachability(let id, let reachable):
             setReachable(id, reachable)
@@ -178,6 +179,7 @@ extension Gateway {
         guard let location = locations[id] else { return }
         guard homes[location.home].accessories[location.accessory].isReachable != reachable else { return }
         homes[location.home].accessories[location.accessory].isReachable = reachable
+        recordHealth(.reachabilityChanged(id))
         recordAccessoryCounts()
         let accessory = homes[location.home].accessories[location.accessory]
         let home = homes[location.home]

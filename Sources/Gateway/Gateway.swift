@@ -59,6 +59,11 @@ public actor Gateway {
         /// Each characteristic's values over time, kept in the store and served on
         /// `$request/history/get`; nil: off (nothing recorded, what was kept is deleted).
         public var history: History? = History()
+        /// How often `<base>/$health` is published (retained); zero: never.
+        public var healthInterval: Duration = .seconds(600)
+        /// The process's uptime, memory and CPU time for `$health`, read as `/metrics` reads
+        /// them (the executable gives its reader; the default knows none).
+        public var processFigures: @Sendable () -> ProcessFigures = { ProcessFigures() }
 
         public init(baseTopic: TopicName, writeTimeout: Duration = .seconds(10), queueLimit: Int = 1000,
                     pollInterval: Duration = .seconds(30), layoutInterval: Duration = .seconds(1),
@@ -137,6 +142,8 @@ public actor Gateway {
     var commandTimerDeadline: Duration?
     /// The gateway's own time per command (`$request/gateway/statistics`).
     var timings = CommandTimings()
+    /// What `$health` reports (and `/metrics` counts alike).
+    var health = HealthCounters()
     /// The engine's metrics.
     let metrics: EngineMetrics
     /// Whether the broker connection is up (for the metrics and `/health`).
@@ -225,6 +232,9 @@ public actor Gateway {
             }
             if configuration.snapshotInterval > .zero {
                 group.addTask { try await self.refreshSnapshots() } // a child that returns would end the engine
+            }
+            if configuration.healthInterval > .zero {
+                group.addTask { try await self.publishHealthPeriodically() }
             }
             defer { group.cancelAll() }
             try await group.next()
@@ -379,6 +389,7 @@ public actor Gateway {
     func send(_ topic: TopicName, _ payload: [UInt8], retain: Bool, properties: Message.Properties = .init()) {
         do {
             try bus.send(Message(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain, properties: properties))
+            recordHealth(.messageSent)
         } catch {
             logger.debug("not published \(topic): \(error)")
         }

@@ -12,6 +12,9 @@ public protocol MessageBus: Sendable {
     func deliver(to consumer: Client.Consumer?)
     /// Whether the broker has accepted the current connection.
     var isConnected: Bool { get }
+    /// Messages read from the broker since the start (what `/metrics` counts as
+    /// `homegate_mqtt_messages_received_total`, and `$health` reports).
+    var messagesReceived: Int { get }
     /// Connection changes.
     func connectionEvents() -> AsyncStream<ConnectionEvent>
     /// Where the engine runs: the client's network thread, so that what arrives is handled, and
@@ -19,4 +22,6 @@ public protocol MessageBus: Sendable {
     var executor: EventLoop { get }
 }
 
-extension Client: MessageBus {}
+extension Client: MessageBus {
+    public var messagesReceived: Int { loopStatistics.received }
+}

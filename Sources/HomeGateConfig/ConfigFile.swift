@@ -62,6 +62,8 @@ public struct ConfigFile: Sendable {
         /// Seconds between snapshots of every reachable camera (`snapshot_interval`); zero (the
         /// default): snapshots only on request.
         public var snapshotInterval: Duration = .zero
+        /// How often `<base>/$health` is published (`health_interval`, default ten minutes); zero: never.
+        public var healthInterval: Duration = .seconds(600)
 
         public init() {}
     }
@@ -178,10 +180,10 @@ public struct ConfigFile: Sendable {
     }
 
     /// The `gateway:` section: `write_timeout`, `queue_limit`, `poll_interval`, `output`,
-    /// `missed_trigger_grace`, `characteristic_meta`, `snapshot_interval`.
+    /// `missed_trigger_grace`, `characteristic_meta`, `snapshot_interval`, `health_interval`.
     static func engine(_ node: ConfigNode) throws(ConfigError) -> Engine {
         let keys = try node.mapping(allowed: ["write_timeout", "queue_limit", "poll_interval", "output", "missed_trigger_grace", "characteristic_meta",
-                                                       "snapshot_interval"])
+                                                       "snapshot_interval", "health_interval"])
         var engine = Engine()
         if let timeout = keys["write_timeout"] { engine.writeTimeout = try timeout.seconds(in: 0.01...3600) }
         if let limit = keys["queue_limit"] { engine.queueLimit = try limit.int(in: 1...1_000_000, unit: "commands") }
@@ -190,6 +192,7 @@ public struct ConfigFile: Sendable {
         if let grace = keys["missed_trigger_grace"] { engine.missedTriggerGrace = try grace.seconds(in: 0...604_800) }
         if let meta = keys["characteristic_meta"] { engine.characteristicMeta = try meta.bool() }
         if let interval = keys["snapshot_interval"] { engine.snapshotInterval = try interval.seconds(in: 0...86_400) }
+        if let interval = keys["health_interval"] { engine.healthInterval = try interval.seconds(in: 0...86_400) }
         return engine
     }
 

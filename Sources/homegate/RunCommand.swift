@@ -148,6 +148,8 @@ struct RunCommand: AsyncParsableCommand {
                                                  missedTriggerGrace: file.engine.missedTriggerGrace, metricsFactory: metricsFactory)
         engineConfiguration.characteristicMeta = file.engine.characteristicMeta
         engineConfiguration.snapshotInterval = file.engine.snapshotInterval
+        engineConfiguration.healthInterval = file.engine.healthInterval
+        engineConfiguration.processFigures = { ProcessMetrics.healthFigures() }
         engineConfiguration.history = file.history.enabled
             ? Gateway.History(retention: .seconds(file.history.days * 86_400), maxPoints: file.history.maxPoints) : nil
         let engine = Gateway(

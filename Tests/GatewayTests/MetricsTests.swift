@@ -1,5 +1,6 @@
 import Foundation
 @testable import Gateway
+import HomeModel
 import Metrics
 import Prometheus
 import Testing
@@ -60,6 +61,11 @@ struct MetricsTests {
         metrics.recordConnection(true, reconnect: true)
         metrics.recordAccessories(1, reachable: 1)
         metrics.recordQueueDepth(1)
+        // What $health reports: the per-accessory counters are made at an accessory's first happening.
+        for happening: HealthCounters.Happening in [.messageSent, .event(AccessoryID("a")), .failedWrite(AccessoryID("a"), "refused"),
+                                                    .reachabilityChanged(AccessoryID("a"))] {
+            metrics.record(happening)
+        }
         let families = Set(Self.lines(registry).compactMap { line -> String? in
             guard line.hasPrefix("# TYPE ") else { return nil }
             return line.split(separator: " ").dropFirst(2).first.map(String.init)

@@ -82,6 +82,13 @@ struct ConfigFileTests {
         #expect(defaults.engine.output == .values && !defaults.homeAssistant.enabled && defaults.homeAssistant.prefix == "homeassistant" && defaults.metrics == nil)
     }
 
+    @Test("gateway.health_interval: ten minutes by default, 0 turns $health off")
+    func healthInterval() throws {
+        #expect(try ConfigFile.parse("", file: file).engine.healthInterval == .seconds(600))
+        #expect(try ConfigFile.parse("gateway:\n  health_interval: 0\n", file: file).engine.healthInterval == .zero)
+        #expect(try ConfigFile.parse("gateway:\n  health_interval: 30\n", file: file).engine.healthInterval == .seconds(30))
+    }
+
     @Test("the password can come from the environment")
     func passwordFromEnvironment() throws {
         let config = try ConfigFile.parse("mqtt:\n  username: u\n  password_env: HG_PW\n", file: file, environment: ["HG_PW": "from-env"])
@@ -149,6 +156,7 @@ struct ConfigFileTests {
         ("mqtt:\n  reconnect:\n    initial_delay: 10\n    max_delay: 5\n", "homegate.yml:3: mqtt.reconnect: the maximum reconnect delay (5 s) must not be below the initial one (10 s)"),
         ("mqtt:\n  url: a\n  url: b\n", "homegate.yml:2: not valid YAML: the key \"url\" appears more than once"),
         ("gateway:\n  output: xml\n", "homegate.yml:2: gateway.output: expected one of values, json, both, got \"xml\""),
+        ("gateway:\n  health_interval: -1\n", "homegate.yml:2: gateway.health_interval: must be within 0...86400 seconds, got -1"),
         ("home_assistant:\n  prefix: ha/#\n", "homegate.yml:2: home_assistant.prefix: '#' is a wildcard"),
         ("home_assistant:\n  enabled: sure\n", "homegate.yml:2: home_assistant.enabled: expected true or false, got \"sure\""),
         ("home_assistant:\n  enabled: true\ngateway:\n  output: json\n", "homegate.yml:2: home_assistant: Home Assistant reads the value topics, which gateway.output json leaves out; use output values or both"),

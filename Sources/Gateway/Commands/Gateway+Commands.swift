@@ -192,6 +192,7 @@ extension Gateway {
             switch action {
             case .start(let job):
                 if let answer = immediateAnswer(to: job) {
+                    recordFailures(of: job, answer)
                     pending.append(contentsOf: machine.complete(job.id, with: answer, now: clock.elapsed))
                 } else {
                     call(job)
@@ -223,12 +224,27 @@ extension Gateway {
         let clock = clock
         work.start { [weak self] in
             guard let answer = await withDeadline(EngineClock.Instant(job.abandonAt), on: clock, { await Self.answer(to: job, from: driver) }) else { return }
-            await self?.deviceAnswered(job.id, answer)
+            await self?.deviceAnswered(job, answer)
         }
     }
 
-    private func deviceAnswered(_ id: CommandMachine.JobID, _ answer: CommandMachine.Answer) {
-        perform(machine.complete(id, with: answer, now: clock.elapsed))
+    private func deviceAnswered(_ job: CommandMachine.Job, _ answer: CommandMachine.Answer) {
+        recordFailures(of: job, answer)
+        perform(machine.complete(job.id, with: answer, now: clock.elapsed))
+    }
+
+    /// A device's refusals and failures, for `$health` and the metrics: a failed write counts,
+    /// any failure is the accessory's last error.
+    private func recordFailures(of job: CommandMachine.Job, _ answer: CommandMachine.Answer) {
+        for item in job.items {
+            guard case .failure(let error)? = answer[item.reference] else { continue }
+            let message = "\(name(of: item.reference)): \(error.message)"
+            if case .write = item.operation {
+                recordHealth(.failedWrite(item.reference.accessoryID, message))
+            } else {
+                recordHealth(.failedRead(item.reference.accessoryID, message))
+            }
+        }
     }
 
     private static func answer(to job: CommandMachine.Job, from driver: any AccessoryDriver) async -> CommandMachine.Answer {

@@ -1,4 +1,5 @@
 import Foundation
+import Gateway
 import Glibc
 
 /// The standard process metrics, read from `/proc/self` at each scrape and written in
@@ -48,6 +49,13 @@ enum ProcessMetrics {
             text += "# HELP \(family.name) \(family.help)\n# TYPE \(family.name) \(family.type)\n\(family.name) \(value)\n"
         }
         return text
+    }
+
+    /// The figures `$health` reports, read as a scrape reads them.
+    static func healthFigures() -> ProcessFigures {
+        let figures = read()
+        return ProcessFigures(uptimeSeconds: figures.startTime.map { max(0, Date().timeIntervalSince1970 - $0) },
+                              residentBytes: figures.residentBytes, cpuSeconds: figures.cpuSeconds)
     }
 
     /// Reads the figures of this process now.

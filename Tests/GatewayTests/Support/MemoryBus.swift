@@ -44,6 +44,10 @@ final class MemoryBus: MessageBus {
     /// The test's ``connect()`` reports the connection; before it, none.
     var isConnected: Bool { false }
 
+    /// The messages handed to the engine so far.
+    var messagesReceived: Int { handed.withLock { $0 } }
+    private let handed = Mutex(0)
+
     func send(_ message: Message) throws(ClientError) {
         store(message)
         sent.update { $0.append(message) }
@@ -125,6 +129,7 @@ final class MemoryBus: MessageBus {
         delivered.retain = retained
         delivered.receivedAt = .now
         guard let consumer = toEngine.withLock({ $0 }) else { return }
+        handed.withLock { $0 += 1 }
         let message = delivered
         executor.execute { consumer.message(message) }
     }
