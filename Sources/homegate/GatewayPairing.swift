@@ -83,13 +83,8 @@ struct GatewayPairing: PairingService {
         }
         let stored = try storedPairing(of: accessory)
         do throws(HAPError) {
-            try await devicePairings.withSession(stored) { client throws(HAPError) in
-                do throws(HAPError) {
-                    try await client.removePairing(controller.pairingID)
-                } catch {
-                    guard error.kind == .connection else { throw error } // it may close the session once it forgot us
-                }
-            }
+            try await Self.removeOwnPairing(AccessoryPairing(pairingID: stored.deviceID, publicKey: stored.publicKey), host: stored.host, port: stored.port,
+                                            transport: (HAPTransportKind(rawValue: stored.transport) ?? .ip).transport, controller: controller)
         } catch {
             throw PairingFailure(code: "device-error", message: "could not remove the pairing on \(stored.name) at \(stored.host):\(stored.port): \(error.message)")
         }
@@ -176,8 +171,8 @@ struct GatewayPairing: PairingService {
     /// How many times a failed pairing's removal is tried.
     static let forgetAttempts = 3
 
-    /// Removes this controller's pairing on a session of its own.
-    private static func removeOwnPairing(_ pairing: AccessoryPairing, host: String, port: Int, transport: any HAPTransport,
+    /// Removes this controller's pairing on a session of its own (`homegate unpair` too).
+    static func removeOwnPairing(_ pairing: AccessoryPairing, host: String, port: Int, transport: any HAPTransport,
                                          controller: ControllerIdentity) async throws(HAPError) {
         let client = try await transport.openSession(host: host, port: port, controller: controller, accessory: pairing, timeout: .seconds(8))
         defer { client.close() }

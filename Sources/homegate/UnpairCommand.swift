@@ -46,14 +46,8 @@ struct UnpairCommand: AsyncParsableCommand {
     }
 
     private func removeOnDevice(_ pairing: StoredPairing, controller: ControllerIdentity) async throws(HAPError) {
-        let transport = (HAPTransportKind(rawValue: pairing.transport) ?? .ip).transport
-        let client = try await transport.openSession(host: pairing.host, port: pairing.port, controller: controller,
-                                                     accessory: AccessoryPairing(pairingID: pairing.deviceID, publicKey: pairing.publicKey), timeout: .seconds(8))
-        defer { client.close() }
-        do {
-            try await client.removePairing(controller.pairingID)
-        } catch where error.kind == .connection {
-            return // the accessory closes the session once it forgot us, sometimes before it answers
-        }
+        try await GatewayPairing.removeOwnPairing(AccessoryPairing(pairingID: pairing.deviceID, publicKey: pairing.publicKey), host: pairing.host,
+                                                  port: pairing.port, transport: (HAPTransportKind(rawValue: pairing.transport) ?? .ip).transport,
+                                                  controller: controller)
     }
 }

@@ -7,6 +7,7 @@ extension CoAPSession {
     /// The accessory database (opcode 0x09) with every readable characteristic's value (HAP
     /// over CoAP's database carries none; they are read right after it, as HAP over IP's
     /// `GET /accessories` would have carried them).
+    ///
     /// A characteristic whose value is not known yet is there without one; a value the device
     /// sends in the wrong width is left out with a warning: neither fails the database.
     public func accessoryDatabase(timeout: Duration = Client.defaultTimeout) async throws(HAPError) -> AccessoryDescription.Parsed {
