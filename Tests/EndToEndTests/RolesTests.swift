@@ -104,7 +104,8 @@ struct RolesTests {
         try await carol.subscribe("homegate/#")
         let refused = await Self.refusal(carol, "\(Self.lamp)/on/set", "true")
         #expect(refused == Self.notAuthorized)
-        try await Task.sleep(for: .milliseconds(500))
+        // The refusal is the broker's answer on carol's own connection, after her subscription's
+        // acknowledgement: anything the subscription delivered (retained messages) came before it.
         #expect(carol.inbox.all.isEmpty, "carol may read nothing: \(carol.inbox.all.map(\.topic.string))")
         await carol.stop()
         try await setup.stop()
@@ -193,11 +194,12 @@ struct RolesTests {
 
         // At QoS 0 nothing tells the sender; the gateway never answers, and the admin who
         // watches everything never sees the request. A marker published after it proves the
-        // watcher has seen everything bob sent before.
+        // watcher has seen everything bob sent before, and the gateway's answer to the marker
+        // that it has answered everything that reached it before (it answers in arrival order).
         try await bob.publish("homegate/$request/room/add", "{\"name\": \"Guest Room\", \"transaction\": \"bob\"}", qos: .atMostOnce)
         try await bob.publish("\(Self.lamp)/hue/get", "{\"id\": \"marker\"}")
         _ = try await admin.inbox.first(on: "\(Self.lamp)/hue/get")
-        try await Task.sleep(for: .seconds(3))
+        _ = try await admin.inbox.first { $0.topic.string == "\(Self.lamp)/hue/get/result" && $0.payloadString.contains("marker") }
         let arrived = admin.inbox.all.filter { message in
             message.topic.string.hasPrefix("homegate/$request/") || message.topic.string == "homegate/$response/room/add"
                 || denied.contains { $0.0 == message.topic.string && $0.1 == message.payloadString }
