@@ -95,6 +95,14 @@ import Wire
         try await Self.ok(fixture, "home/set-primary", #"{"home": "Beach House"}"#)
         layout = try await Self.layout(fixture) { Self.home($0, "Beach House")["primary"] as? Bool == true }
         #expect(Self.home(layout, "Demo Home")["primary"] as? Bool == false)
+        // The parts came before the index that names them: a client reading in order never
+        // pairs the new index with an old home part.
+        let order = fixture.watcher.inbox.all.map(\.topic.string)
+        let lastIndex = try #require(order.lastIndex(of: "homegate/$layout"))
+        for home in layout["homes"] as? [JSON] ?? [] {
+            let part = "homegate/$layout" + (try #require(home["topic"] as? String)).dropFirst("homegate".count)
+            #expect(order.lastIndex(of: part).map { $0 < lastIndex } == true, "\(part) after the index: \(order.filter { $0.hasPrefix("homegate/$layout") })")
+        }
 
         let before = Self.canonical(Self.homesPart(layout))
         try await Self.refused(fixture, "home/add", #"{"name": "Bad/Name"}"#, "invalid-name")

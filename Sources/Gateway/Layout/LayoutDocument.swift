@@ -22,7 +22,9 @@ public struct LayoutDocument {
     let base: String
     let map: TopicMap
 
-    /// Every message of the layout: topic and payload.
+    /// Every message of the layout: topic and payload, each part before the message that names
+    /// it (a room's parts, then its home's part; the index last), so that a client reading in
+    /// order never finds an index or home part naming a part older than itself.
     func messages(for homes: [Home]) -> [(topic: String, payload: [UInt8])] {
         var messages: [(topic: String, payload: [UInt8])] = []
         var index: [JSON] = []
@@ -32,10 +34,10 @@ public struct LayoutDocument {
             index.append(.object(["id": .string(home.id.rawValue), "name": .string(home.name), "primary": .bool(home.isPrimary),
                                   "topic": .string(homeTopic), "layout": .string(homeLayout)]))
             let (homeMessage, roomMessages) = self.messages(for: home, homeTopic: homeTopic, homeLayout: homeLayout)
-            messages.append(homeMessage)
             messages.append(contentsOf: roomMessages)
+            messages.append(homeMessage)
         }
-        messages.insert(("\(base)/$layout", JSON.object(["format": 2, "base": .string(base), "homes": .array(index)]).encoded()), at: 0)
+        messages.append(("\(base)/$layout", JSON.object(["format": 2, "base": .string(base), "homes": .array(index)]).encoded()))
         return messages
     }
 

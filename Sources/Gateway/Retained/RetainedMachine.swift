@@ -255,16 +255,18 @@ struct RetainedMachine: Sendable {
         return true
     }
 
-    /// `$layout` is now `messages`: parts no longer there are cleared, the others asserted.
+    /// `$layout` is now `messages`: they are asserted in their order (each part before what names
+    /// it), then the parts no longer there are cleared.
     mutating func assertLayout(_ messages: [(topic: String, payload: [UInt8])]) -> [Action] {
         let current = Set(messages.map(\.topic))
         let prefix = "\(base)/$layout"
         var actions: [Action] = []
+        for (topic, payload) in messages { actions += assert(topic, payload) }
+        // Cleared after the new index and home parts that no longer name them.
         for topic in asserted.keys.filter({ $0.hasPrefix(prefix) && !current.contains($0) }) {
             asserted[topic] = nil
             actions += [.clear(topic), .forget([topic])]
         }
-        for (topic, payload) in messages { actions += assert(topic, payload) }
         return actions
     }
 
