@@ -221,7 +221,8 @@ let package = Package(
                                                         .product(name: "Prometheus", package: "swift-prometheus"),
                                                         .product(name: "Metrics", package: "swift-metrics")]),
         .testTarget(name: "WebUITests", dependencies: ["WebUI", "HomeGateConfig", "MQTT", .product(name: "Crypto", package: "swift-crypto")]),
-        .testTarget(name: "WebServerTests", dependencies: ["WebServer", "TestSupport", .product(name: "Prometheus", package: "swift-prometheus")]),
+        .testTarget(name: "WebServerTests", dependencies: ["WebServer", "TestSupport", .product(name: "Prometheus", package: "swift-prometheus"),
+                                                       .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
         .testTarget(name: "EndToEndTests", dependencies: ["Wire", "homegate", "MQTT", "TestSupport", "HomeStore", "HomeModel"]),
     ],
     swiftLanguageModes: [.v6]

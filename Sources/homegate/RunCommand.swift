@@ -205,6 +205,11 @@ struct RunCommand: AsyncParsableCommand {
         services.append(.init(service: PartService("configuration reloader", logger: logger) {
             await reloader.reloadOnHangUp(engine: engine, simulator: simulator, hapDriver: hapDriver)
         }))
+        // A part that fails shuts the group down gracefully too, never by cancelling it: the web
+        // servers then drain their connections (cancelling one while it holds a connection it
+        // accepted but has not served yet traps in NIO: apple/swift-nio#3481), and the broker
+        // connection still goes last. The part's error is what the group throws in the end.
+        for index in services.indices { services[index].failureTerminationBehavior = .gracefullyShutdownGroup }
         var configuration = ServiceGroupConfiguration(services: services, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(15)
         return (ServiceLifecycle.ServiceGroup(configuration: configuration), logger, maintenance, lock)

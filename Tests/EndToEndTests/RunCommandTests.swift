@@ -64,6 +64,42 @@ struct RunCommandTests {
         await broker.stop()
     }
 
+    @Test("a part that fails (the managed Matter Server's storage is a file) shuts the gateway down gracefully, not by cancellation: its error said, the broker connection's clean stop last, offline on $state, exit 1")
+    func aFailingPartShutsDownGracefully() async throws {
+        let broker = try await Mosquitto.start()
+        let base = Self.uniqueBase()
+        let (metricsPort, pagePort, matterPort) = (try FreePort.next(), try FreePort.next(), try FreePort.next())
+        let extra = """
+            metrics:
+              port: \(metricsPort)
+            ui:
+              port: \(pagePort)
+            matter:
+              managed: true
+              port: \(matterPort)
+              command: /nonexistent/matter-server
+            """
+        let (file, folder) = try Self.writeConfig(Self.config(port: broker.port, base: base, extra: extra))
+        // Where the managed server keeps its storage, a plain file: creating the folder fails.
+        let data = folder.appendingPathComponent("data")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try Data("not a folder".utf8).write(to: data.appendingPathComponent("matter"))
+        let watcher = try await TestClient.connect(TestClient.configuration(broker.url, id: "watcher"))
+        try await watcher.subscribe("\(base)/$state")
+
+        let gateway = try HomeGateProcess(["run", "--config", file])
+        #expect(try await gateway.waitForExit() == 1, "output:\n\(gateway.output)")
+        #expect(gateway.output.contains("the managed Matter Server stopped with an error"), "\(gateway.output)")
+        // A graceful shutdown, not a cancellation (which ends the web servers' connections
+        // abruptly and never reached the broker connection's clean stop: $state stayed empty
+        // here): the clean stop ran (it logs "shutting down") and $state is offline.
+        #expect(gateway.output.contains("shutting down"), "\(gateway.output)")
+        _ = try await watcher.inbox.first(on: "\(base)/$state", payload: "offline")
+        #expect(try await Self.retainedValue("\(base)/$state", broker: broker) == "offline")
+        await watcher.stop()
+        await broker.stop()
+    }
+
     @Test("SIGHUP does not stop the gateway")
     func hangUpIgnored() async throws {
         let broker = try await Mosquitto.start()

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import ServiceLifecycle
 import Synchronization
 import Testing
 import TestSupport
@@ -8,22 +9,30 @@ import WebServer
 /// The HTTP server on a real socket: what each endpoint answers, with curl as the client.
 @Suite("WebServer", .startsProcesses)
 struct WebServerTests {
-    /// Runs a server on a free port with `endpoints`, runs `body` with its port, stops it.
+    /// Runs a server on a free port with `endpoints`, runs `body` with its port, stops it the
+    /// way the gateway does: a graceful shutdown of its service group, which drains the
+    /// connections. (Cancelling the server's task instead can trap in NIO, "Deinited
+    /// NIOAsyncWriter without calling finish()", when a connection was accepted but not yet
+    /// served: apple/swift-nio#3481. It did here, after the hundred idle connections.)
     static func withServer(_ endpoints: WebServer.Endpoints, _ body: (Int) async throws -> Void) async throws {
         let listening = Recorder<Int?>(nil)
-        let server = WebServer(configuration: .init(host: "127.0.0.1", port: 0), endpoints: endpoints, logger: TestLogger.make("web")) { port in
+        let logger = TestLogger.make("web")
+        let server = WebServer(configuration: .init(host: "127.0.0.1", port: 0), endpoints: endpoints, logger: logger) { port in
             listening.update { $0 = port }
         }
-        let task = Task { try await server.run() }
-        let port = try await listening.wait(timeout: HangGuard.standard, for: "the server to listen") { $0 }
+        let group = ServiceGroup(configuration: .init(services: [.init(service: server)], logger: logger))
+        let task = Task { try await group.run() }
+        defer { task.cancel() }  // only if the graceful shutdown below was not reached
+        var failure: (any Error)?
         do {
+            let port = try await listening.wait(timeout: HangGuard.standard, for: "the server to listen") { $0 }
             try await body(port)
         } catch {
-            task.cancel()
-            throw error
+            failure = error
         }
-        task.cancel()
-        _ = await task.result
+        await group.triggerGracefulShutdown()
+        try await task.value
+        if let failure { throw failure }
     }
 
     /// `curl -s -i` of `path`: status line, headers and body as one text.
