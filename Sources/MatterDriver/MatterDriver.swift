@@ -246,9 +246,11 @@ public final class MatterDriver: AccessoryDriver {
     /// An attribute changed: the characteristics computed from it, and a bridged device's reachability.
     private func update(node id: UInt64, path: AttributePath, value: JSON) {
         let changes = state.withLock { state -> [AccessoryEvent] in
-            guard var node = state.nodes[id], let mapping = state.mappings[id] else { return [] }
-            node.attributes[path] = value
-            state.nodes[id] = node
+            guard let mapping = state.mappings[id] else { return [] }
+            // In place: a copy taken out and put back would copy the node's whole attribute
+            // table (hundreds of entries) at every report, one per set.
+            state.nodes[id]?.attributes[path] = value
+            guard let node = state.nodes[id] else { return [] }
             // Every report is passed on, changed here or not: the engine holds the value a set
             // gave, which the device may have left again before its report (a report carries
             // the value at its time, and reports are at least a second apart).
@@ -337,6 +339,16 @@ public final class MatterDriver: AccessoryDriver {
     }
 
     public func write(_ value: Value, to characteristic: CharacteristicReference) async throws(StatusError) {
+        let write = try plannedWrite(value, to: characteristic)
+        try await perform(write.action, on: write.node, endpoint: write.endpoint, connection: write.connection)
+        if write.verify { verifyLater(characteristic) }
+    }
+
+    /// What writing `value` to `characteristic` sends, and where. Made from the node as it is
+    /// now, without keeping a copy of it across the wait for the answer (the report the write
+    /// causes then updates the node in place).
+    private func plannedWrite(_ value: Value, to characteristic: CharacteristicReference) throws(StatusError)
+        -> (connection: Connection, node: UInt64, endpoint: Int, action: MatterWrite, verify: Bool) {
         let (connection, node, mapping) = try target(characteristic)
         guard let binding = mapping.bindings[characteristic], let makeWrite = binding.rule.write else {
             throw StatusError(.readOnly, "\(characteristic) cannot be written")
@@ -344,8 +356,7 @@ public final class MatterDriver: AccessoryDriver {
         guard let action = makeWrite(value, EndpointView(node: node, endpoint: binding.endpoint)) else {
             throw StatusError(.readOnly, "the Matter device has nothing to write \(binding.rule.type) to")
         }
-        try await perform(action, on: node.nodeID, endpoint: binding.endpoint, connection: connection)
-        if binding.rule.sources.isEmpty == false { verifyLater(characteristic) }
+        return (connection, node.nodeID, binding.endpoint, action, !binding.rule.sources.isEmpty)
     }
 
     /// Several characteristics of one accessory: a light's hue and saturation together as one

@@ -115,6 +115,8 @@ import HomeModel
             "it gives the device the credentials of a Thread network Home Assistant knows; the gateway knows none to give",
         "Nanoleaf Strip 3B32 Provision Preferred Thread Credentials":
             "it gives the device the credentials of a Thread network Home Assistant knows; the gateway knows none to give",
+        "HAA-C718B3 Setup": "a characteristic of a service the device marks hidden: HomeKit never shows hidden services",
+        "HAA-C718B3 Update": "a characteristic of a service the device marks hidden: HomeKit never shows hidden services",
         "LG webOS TV AF80": "a media player: Home Assistant's MQTT integration has none (the television is a power switch, an input select and remote-key buttons)",
     ]
 
@@ -151,7 +153,8 @@ import HomeModel
     func referenceCoversTheZoo() throws {
         let fixtures = Set(try Self.references().map(\.fixture))
         #expect(fixtures == ["airversa_ap2", "anker_eufycam", "aqara_gateway", "aqara_switch", "arlo_baby", "connectsense", "ecobee3",
-                             "ecobee3_no_sensors", "eve_degree", "eve_energy", "home_assistant_bridge_fan", "hue_bridge", "koogeek_ls1",
+                             "ecobee3_no_sensors", "eve_degree", "eve_energy", "haa_fan", "home_assistant_bridge_basic_heater_cooler",
+                             "home_assistant_bridge_fan", "home_assistant_bridge_heater_cooler", "hue_bridge", "koogeek_ls1",
                              "koogeek_p1eu", "koogeek_sw2", "lennox_e30", "lg_tv", "mysa_living", "nanoleaf_strip_nl55", "netamo_doorbell",
                              "netatmo_home_coach", "schlage_sense", "simpleconnect_fan", "vocolinc_flowerbud"])
         for fixture in fixtures { #expect(FileManager.default.fileExists(atPath: Self.zoo.appendingPathComponent("\(fixture).json").path)) }

@@ -271,12 +271,13 @@ struct ComponentBuilder {
     /// its last mode with the action off.
     ///
     /// A heater-cooler without `active` (Home Assistant's own HomeKit bridge makes them, its
-    /// `active` on a linked fan) has no off: its modes are written to the target state alone.
-    /// Without thresholds, a `target-temperature` it has is the target temperature.
+    /// `active` on a linked fan) has no off: its modes are written to the target state alone,
+    /// and when the device does not let the target state be written either (that bridge's
+    /// heater-coolers, captured in 2024, have it read-only), the mode is shown and not offered
+    /// for change. Without thresholds, a `target-temperature` it has is the target temperature.
     private func heaterCooler(_ service: Service) -> [String: JSON]? {
         guard let serviceTopic = topic(service), let target = service.characteristic(ofType: "target-heater-cooler-state"),
-              let state = stateTopic(service, "target-heater-cooler-state"),
-              let targetCommand = commandTopic(service, "target-heater-cooler-state") else { return nil }
+              let state = stateTopic(service, "target-heater-cooler-state") else { return nil }
         let names: [(value: Double, mode: String)] = [(0, "heat_cool"), (1, "heat"), (2, "cool")]
         let valid = names.filter { target.validValues?.contains($0.value) ?? ($0.value >= (target.minValue ?? 0) && $0.value <= (target.maxValue ?? 2)) }
         var component: [String: JSON] = [
@@ -294,8 +295,10 @@ struct ComponentBuilder {
             component["payload_off"] = "0"
         } else {
             component["modes"] = .array(valid.map { JSON.string($0.mode) })
-            component["mode_command_topic"] = .string(targetCommand)
-            component["mode_command_template"] = .string(Self.template(valid.map { ($0.mode, Value.format($0.value)) }))
+            if let targetCommand = commandTopic(service, "target-heater-cooler-state") {
+                component["mode_command_topic"] = .string(targetCommand)
+                component["mode_command_template"] = .string(Self.template(valid.map { ($0.mode, Value.format($0.value)) }))
+            }
         }
         addRange(service, to: &component)
         if component["temperature_low_command_topic"] == nil, component["temperature_high_command_topic"] == nil {
