@@ -65,7 +65,7 @@ import HomeModel
         #expect(config.topic == "homeassistant/device/homegate_sim-lamp-1/config")
         #expect(config.payload.keys == ["device", "origin", "availability", "availability_mode", "components"])
         #expect(config.payload["device"]?.text == """
-            {"identifiers":["homegate_sim-lamp-1"],"manufacturer":"HomeGate","model":"Simulated Accessory",\
+            {"connections":[],"identifiers":["homegate_sim-lamp-1"],"manufacturer":"HomeGate","model":"Simulated Accessory",\
             "name":"Floor Lamp","serial_number":"sim-lamp-1","suggested_area":"Living Room","sw_version":"1.0.0"}
             """)
         #expect(config.payload["origin"]?.text == #"{"name":"HomeGate","sw_version":"0.1.0"}"#)
@@ -102,7 +102,7 @@ import HomeModel
         lamp.serialNumber = ""
         lamp.firmwareRevision = ""
         let config = try #require(Self.config(lamp))
-        #expect(config.payload["device"]?.keys == ["identifiers", "name", "suggested_area"])
+        #expect(config.payload["device"]?.keys == ["connections", "identifiers", "name", "suggested_area"])
     }
 
     // MARK: Light

@@ -82,7 +82,11 @@ enum HomeAssistantDiscovery {
         }
         guard !components.isEmpty else { return nil }
 
-        var device: [String: JSON] = ["identifiers": [.string(objectID)], "name": .string(accessory.name)]
+        // `connections` always, if empty: Home Assistant 2025.4 reads the device block's
+        // `connections` unguarded when it sets an entity up, and on a busy machine it sometimes
+        // reads the block as published rather than as its schema completed it (KeyError:
+        // 'connections'; that entity was then never made: seen in 1 of 10 runs beside a build).
+        var device: [String: JSON] = ["identifiers": [.string(objectID)], "connections": [], "name": .string(accessory.name)]
         for (key, value) in [("manufacturer", accessory.manufacturer), ("model", accessory.model),
                              ("serial_number", accessory.serialNumber), ("sw_version", accessory.firmwareRevision)] where !value.isEmpty {
             device[key] = .string(value)
