@@ -52,21 +52,28 @@ public enum Slug {
     /// The key inbound topic levels are compared by: lower-cased, diacritics folded, without
     /// `-`, `_`, spaces and apostrophes. `Living Room`, `living-room` and `livingroom` match.
     public static func canonical(_ text: Substring) -> String {
-        var key = ""
-        key.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "-", "_", " ", "'", "\u{2019}":
-                continue
-            case "A"..."Z":
-                key.unicodeScalars.append(Unicode.Scalar(scalar.value + 32)!)
-            case _ where scalar.isASCII:
-                key.unicodeScalars.append(scalar)
-            default:
-                return canonicalFolding(text)
+        // ASCII, byte by byte into the new string's own storage (a topic's levels on every
+        // command: appending scalar by scalar was 3% of a set's CPU).
+        var isASCII = true
+        let key = String(unsafeUninitializedCapacity: text.utf8.count) { buffer in
+            var count = 0
+            for byte in text.utf8 {
+                switch byte {
+                case UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: " "), UInt8(ascii: "'"):
+                    continue
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                    buffer[count] = byte + 32
+                case 0..<0x80:
+                    buffer[count] = byte
+                default:
+                    isASCII = false
+                    return 0
+                }
+                count += 1
             }
+            return count
         }
-        return key
+        return isASCII ? key : canonicalFolding(text)
     }
 
     public static func canonical(_ text: String) -> String {

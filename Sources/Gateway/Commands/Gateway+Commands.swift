@@ -109,7 +109,7 @@ extension Gateway {
         case .object(let members):
             value = try valueOrLabel(members, characteristic, labels)
         case .text(let text):
-            var trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+            var trimmed = text.trimmedOfWhitespace // (Foundation's trimming bridges to NSString: 3% of a set's CPU)
             if trimmed.hasPrefix("\""), case .string(let unquoted)? = try? JSON.parse(Array(trimmed.utf8)) { trimmed = unquoted }
             if let labels, let named = labels.value(named: trimmed) {
                 value = try labelled(named, characteristic)
