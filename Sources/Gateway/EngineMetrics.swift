@@ -77,6 +77,8 @@ struct EngineMetrics: Sendable {
     private let accessories: Gauge
     private let reachable: Gauge
     private let queueDepth: Gauge
+    /// The per-accessory counters made so far (``accessoryCounter(_:_:)``).
+    private var accessoryCounters: [AccessoryCounterKey: Counter] = [:]
 
     init(factory: any MetricsFactory) {
         self.factory = factory
@@ -128,7 +130,7 @@ struct EngineMetrics: Sendable {
     }
 
     /// A happening `$health` reports, counted here too.
-    func record(_ happening: HealthCounters.Happening) {
+    mutating func record(_ happening: HealthCounters.Happening) {
         switch happening {
         case .messageSent: sent.increment()
         case .event(let id): accessoryCounter(Self.accessoryEvents, id).increment()
@@ -138,8 +140,19 @@ struct EngineMetrics: Sendable {
         }
     }
 
-    private func accessoryCounter(_ metric: MetricDescription, _ id: AccessoryID) -> Counter {
-        Counter(label: metric.name, dimensions: [("accessory", id.rawValue)], factory: factory)
+    /// An accessory's counter of `metric`, made once: making one asks the factory, which
+    /// looks its label and dimensions up under a lock, at every event of an event storm.
+    private mutating func accessoryCounter(_ metric: MetricDescription, _ id: AccessoryID) -> Counter {
+        let key = AccessoryCounterKey(metric: metric.name, accessory: id)
+        if let counter = accessoryCounters[key] { return counter }
+        let counter = Counter(label: metric.name, dimensions: [("accessory", id.rawValue)], factory: factory)
+        accessoryCounters[key] = counter
+        return counter
+    }
+
+    private struct AccessoryCounterKey: Hashable {
+        let metric: String
+        let accessory: AccessoryID
     }
 }
 

@@ -145,7 +145,7 @@ public actor Gateway {
     /// What `$health` reports (and `/metrics` counts alike).
     var health = HealthCounters()
     /// The engine's metrics.
-    let metrics: EngineMetrics
+    var metrics: EngineMetrics
     /// Whether the broker connection is up (for the metrics and `/health`).
     var connected = false
     /// Connections to the broker so far.
