@@ -13,8 +13,10 @@ extension Gateway {
             applyValue(value, to: reference)
         case .reachability(let id, let reachable):
             setReachable(id, reachable)
+            if reachable { heard(from: id) }
         case .accessories(let devices):
             adopt(devices)
+            for device in devices where device.isReachable { heard(from: device.id) }
         case .removed(let ids):
             remove(ids)
         case .warning(let id, let message):
@@ -22,6 +24,7 @@ extension Gateway {
             announce("accessory-warning", ["accessory": .string(id.rawValue), "name": .string(accessory), "home": .string(home), "message": .string(message)])
         case .deviceEvent(let id, let kind, let fields):
             guard let (home, accessory) = accessory(id) else { return }
+            heard(from: id)
             announce("device-event", ["accessory": .string(id.rawValue), "name": .string(accessory.name), "home": .string(home.name),
                                       "kind": .string(kind), "data": .object(fields)])
         }
@@ -166,6 +169,7 @@ extension Gateway {
                 homes[index].actionSets[actionSet].actions.removeAll { gone.contains($0.characteristic.accessoryID) }
             }
         }
+        for id in ids { lastSeen.forget(id) }
         guard homes != before else { return }
         reindex()
         layoutDidChange(saving: true)

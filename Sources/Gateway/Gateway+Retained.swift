@@ -28,6 +28,7 @@ extension Gateway {
     /// published at once when the broker lacks it, then the stale ones are cleared.
     func finishSync(marker: String) {
         guard retained.markerReturned(marker) else { return }
+        rememberLastSeenFromBroker()
         let markerBack = ContinuousClock.now
         logger.debug("synchronising: the broker's retained messages and the marker back \(synchronisationBegan.duration(to: markerBack)) after the connection")
         var offered = 0
@@ -89,6 +90,7 @@ extension Gateway {
         body("\(topic)/$meta", metaPayload(accessory, in: home, index: index))
         let reachable = Array((accessory.isReachable ? "true" : "false").utf8)
         body("\(topic)/$reachable", reachable)
+        if let seen = lastSeen.published(accessory.id) { body("\(topic)/$last-seen", LastSeen.payload(seen)) }
         // Home Assistant's copy of `$reachable`, before the config that points at it.
         let discovery = discoveryConfig(accessory, in: home, index: index)
         if discovery != nil, let prefix = configuration.homeAssistantPrefix {

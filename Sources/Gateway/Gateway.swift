@@ -61,6 +61,8 @@ public actor Gateway {
         public var history: History? = History()
         /// How often `<base>/$health` is published (retained); zero: never.
         public var healthInterval: Duration = .seconds(600)
+        /// How often at most an accessory's `$last-seen` is published again.
+        public var lastSeenInterval: Duration = .seconds(60)
         /// The process's uptime, memory and CPU time for `$health`, read as `/metrics` reads
         /// them (the executable gives its reader; the default knows none).
         public var processFigures: @Sendable () -> ProcessFigures = { ProcessFigures() }
@@ -144,6 +146,11 @@ public actor Gateway {
     var timings = CommandTimings()
     /// What `$health` reports (and `/metrics` counts alike).
     var health = HealthCounters()
+    /// When each accessory was last heard from (`$last-seen`).
+    var lastSeen: LastSeen
+    /// The retained `$last-seen` messages the broker held at the connection, until the
+    /// synchronisation ends (``rememberLastSeenFromBroker()``).
+    var brokerLastSeen: [String: [UInt8]] = [:]
     /// The engine's metrics.
     var metrics: EngineMetrics
     /// Whether the broker connection is up (for the metrics and `/health`).
@@ -170,6 +177,7 @@ public actor Gateway {
         self.codec = InboundCodec(base: configuration.baseTopic.string, homeAssistantStatus: configuration.homeAssistantPrefix.map { "\($0)/status" })
         self.clock = EngineClock(configuration.clock)
         self.metrics = EngineMetrics(factory: configuration.metricsFactory)
+        self.lastSeen = LastSeen(interval: configuration.lastSeenInterval)
         self.machine = CommandMachine(configuration: .init(timeout: configuration.writeTimeout, queueLimit: configuration.queueLimit))
         self.bus = bus
         self.executor = bus.executor
@@ -236,6 +244,7 @@ public actor Gateway {
             if configuration.healthInterval > .zero {
                 group.addTask { try await self.publishHealthPeriodically() }
             }
+            group.addTask { try await self.publishLastSeenWhenDue() }
             defer { group.cancelAll() }
             try await group.next()
         }
@@ -343,6 +352,7 @@ public actor Gateway {
         let known = Set(locations.keys)
         for device in devices where !known.contains(device.id) && driver.placement(of: device.id) != nil { place(device) }
         reindex()
+        for device in devices where device.isReachable { heard(from: device.id) }
         // The history gets the values that differ from those the store last knew.
         for device in devices {
             guard let (home, accessory) = accessory(device.id) else { continue }

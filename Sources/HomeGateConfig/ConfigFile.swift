@@ -64,6 +64,9 @@ public struct ConfigFile: Sendable {
         public var snapshotInterval: Duration = .zero
         /// How often `<base>/$health` is published (`health_interval`, default ten minutes); zero: never.
         public var healthInterval: Duration = .seconds(600)
+        /// How often at most an accessory's `$last-seen` is published again
+        /// (`last_seen_interval`, default a minute).
+        public var lastSeenInterval: Duration = .seconds(60)
 
         public init() {}
     }
@@ -180,10 +183,11 @@ public struct ConfigFile: Sendable {
     }
 
     /// The `gateway:` section: `write_timeout`, `queue_limit`, `poll_interval`, `output`,
-    /// `missed_trigger_grace`, `characteristic_meta`, `snapshot_interval`, `health_interval`.
+    /// `missed_trigger_grace`, `characteristic_meta`, `snapshot_interval`, `health_interval`,
+    /// `last_seen_interval`.
     static func engine(_ node: ConfigNode) throws(ConfigError) -> Engine {
         let keys = try node.mapping(allowed: ["write_timeout", "queue_limit", "poll_interval", "output", "missed_trigger_grace", "characteristic_meta",
-                                                       "snapshot_interval", "health_interval"])
+                                                       "snapshot_interval", "health_interval", "last_seen_interval"])
         var engine = Engine()
         if let timeout = keys["write_timeout"] { engine.writeTimeout = try timeout.seconds(in: 0.01...3600) }
         if let limit = keys["queue_limit"] { engine.queueLimit = try limit.int(in: 1...1_000_000, unit: "commands") }
@@ -193,6 +197,7 @@ public struct ConfigFile: Sendable {
         if let meta = keys["characteristic_meta"] { engine.characteristicMeta = try meta.bool() }
         if let interval = keys["snapshot_interval"] { engine.snapshotInterval = try interval.seconds(in: 0...86_400) }
         if let interval = keys["health_interval"] { engine.healthInterval = try interval.seconds(in: 0...86_400) }
+        if let interval = keys["last_seen_interval"] { engine.lastSeenInterval = try interval.seconds(in: 1...86_400) }
         return engine
     }
 

@@ -149,6 +149,7 @@ struct RunCommand: AsyncParsableCommand {
         engineConfiguration.characteristicMeta = file.engine.characteristicMeta
         engineConfiguration.snapshotInterval = file.engine.snapshotInterval
         engineConfiguration.healthInterval = file.engine.healthInterval
+        engineConfiguration.lastSeenInterval = file.engine.lastSeenInterval
         engineConfiguration.processFigures = { ProcessMetrics.healthFigures() }
         engineConfiguration.history = file.history.enabled
             ? Gateway.History(retention: .seconds(file.history.days * 86_400), maxPoints: file.history.maxPoints) : nil

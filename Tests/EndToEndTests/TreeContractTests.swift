@@ -230,7 +230,8 @@ struct TreeContractTests {
         #expect(TreeLayout.services(lamp).compactMap { $0["type"] as? String } == ["lightbulb"])
         let topic = "homegate/test-home/office/desk-lamp"
         #expect(lamp["topic"] as? String == topic)
-        #expect(Set(retained.keys.filter { $0.hasPrefix(topic + "/") }) == ["\(topic)/$meta", "\(topic)/$reachable", "\(topic)/lightbulb/on", "\(topic)/lightbulb/on/$meta"])
+        #expect(Set(retained.keys.filter { $0.hasPrefix(topic + "/") }) == ["\(topic)/$meta", "\(topic)/$reachable", "\(topic)/$last-seen", "\(topic)/lightbulb/on",
+                                                                            "\(topic)/lightbulb/on/$meta"])
         for hidden in ["switch", "firmware-update", "accessory-information"] {
             #expect(retained.keys.filter { $0.contains("/\(hidden)") } == [], "no retained topic of \(hidden)")
             #expect(TreeLayout.allTopics(layout).filter { $0.contains("/\(hidden)") } == [], "no $layout topic of \(hidden)")

@@ -74,7 +74,11 @@ import HomeModel
             {"payload_available":"true","payload_not_available":"false","topic":"homeassistant/device/homegate_sim-lamp-1/reachable"}]
             """)
         #expect(config.payload["availability_mode"]?.stringValue == "all")
-        #expect(config.payload["components"]?.keys == ["lightbulb_8", "identify"])
+        #expect(config.payload["components"]?.keys == ["lightbulb_8", "identify", "last_seen"])
+        #expect(config.payload["components"]?["last_seen"]?.text == """
+            {"device_class":"timestamp","enabled_by_default":false,"entity_category":"diagnostic","name":"Last seen","platform":"sensor",\
+            "qos":1,"state_topic":"homegate/demo-home/living-room/floor-lamp/$last-seen","unique_id":"homegate_sim-lamp-1_last_seen"}
+            """)
     }
 
     @Test func thePayloadIsJSONThatFoundationReads() throws {
@@ -147,7 +151,7 @@ import HomeModel
         ])
         let config = try #require(Self.config(strip))
         let components = try #require(config.payload["components"])
-        #expect(components.keys == ["outlet_8", "outlet_10", "switch_12", "identify"])
+        #expect(components.keys == ["outlet_8", "outlet_10", "switch_12", "identify", "last_seen"])
         let topic = "\(Self.living)/power-strip"
         #expect(components["outlet_8"]?.text == """
             {"command_topic":"\(topic)/left/on/set","device_class":"outlet","name":"Left","payload_off":"false",\
@@ -173,7 +177,7 @@ import HomeModel
         ])
         let config = try #require(Self.config(sensor))
         let components = try #require(config.payload["components"])
-        #expect(components.keys == ["temperature-sensor_8", "humidity-sensor_10", "battery-service_12", "light-sensor_15", "identify"])
+        #expect(components.keys == ["temperature-sensor_8", "humidity-sensor_10", "battery-service_12", "light-sensor_15", "identify", "last_seen"])
         let topic = "\(Self.living)/kitchen-sensor"
         // No name: Home Assistant names each by its device class ("Kitchen Sensor Temperature").
         #expect(components["temperature-sensor_8"]?.text == """
@@ -225,7 +229,7 @@ import HomeModel
             ("smoke-sensor_16", "smoke", "smoke-sensor/smoke-detected", "1", "0"),
             ("carbon-monoxide-sensor_18", "carbon_monoxide", "carbon-monoxide-sensor/carbon-monoxide-detected", "1", "0"),
         ]
-        #expect(components.keys == Set(expected.map(\.key)).union(["identify"]))
+        #expect(components.keys == Set(expected.map(\.key)).union(["identify", "last_seen"]))
         for entry in expected {
             let component = try #require(components[entry.key])
             #expect(component["platform"]?.stringValue == "binary_sensor", "\(entry.key)")
@@ -392,7 +396,7 @@ import HomeModel
         #expect(bridgeConfig.topic == "homeassistant/device/homegate_sim-hue-bridge/config")
         #expect(bridgeConfig.payload["device"]?["via_device"] == nil)
         #expect(bridgeConfig.payload["device"]?["identifiers"]?.text == #"["homegate_sim-hue-bridge"]"#)
-        #expect(bridgeConfig.payload["components"]?.keys == ["reachable", "identify"])
+        #expect(bridgeConfig.payload["components"]?.keys == ["reachable", "identify", "last_seen"])
         #expect(bridgeConfig.payload["components"]?["reachable"]?.text == """
             {"availability":[{"payload_available":"online","payload_not_available":"offline","topic":"homegate/$state"}],\
             "device_class":"connectivity","entity_category":"diagnostic","payload_off":"false","payload_on":"true",\
@@ -454,7 +458,7 @@ import HomeModel
 
     @Test func anAccessoryWithNothingElseHomeAssistantCanShowIsADeviceWithItsIdentifyButton() throws {
         let hidden = try Self.accessory("sim-hidden", "Hidden Lamp", services: [ServiceBlueprint(type: "lightbulb", isHidden: true)])
-        #expect(Self.config(hidden)?.payload["components"]?.keys == ["identify"])
+        #expect(Self.config(hidden)?.payload["components"]?.keys == ["identify", "last_seen"])
         let bare = try Self.accessory("sim-bare", "Bare", services: [])
         let identify = try #require(Self.config(bare)?.payload["components"]?["identify"])
         #expect(identify.text == """
@@ -815,6 +819,7 @@ import HomeModel
                             || topic == HomeAssistantDiscovery.reachabilityTopic(for: accessory.id, prefix: "homeassistant")
                             || (topic.hasSuffix("/label") && valueTopics.contains(String(topic.dropLast(6))))
                             || (topic.hasSuffix("/$color") && serviceTopics.contains(String(topic.dropLast(7))))
+                            || (key == "last_seen" && topic.hasSuffix("/$last-seen"))
                         #expect(shown, "\(key).\(topicKey): \(topic)")
                     }
                 }

@@ -119,7 +119,7 @@ public final class GatewayFixture: Sendable {
     }
 
     /// The retained topics `layout` implies: the layout's parts, `$state`, each accessory's
-    /// `$meta` and `$reachable`, each characteristic's `$meta`, each readable value, the
+    /// `$meta`, `$reachable` and (as `values` has it) `$last-seen`, each characteristic's `$meta`, each readable value, the
     /// `label` of a value (as `values` has it) that the catalog names, and the `$color` of a
     /// service with readable hue and saturation.
     public static func retainedTopics(of layout: [String: Any], base: String, values: [String: String]) -> Set<String> {
@@ -129,6 +129,8 @@ public final class GatewayFixture: Sendable {
                 guard let topic = accessory["topic"] as? String else { continue }
                 topics.insert("\(topic)/$meta")
                 topics.insert("\(topic)/$reachable")
+                // When the accessory was last heard from: there once it was (as `values` has it).
+                if values["\(topic)/$last-seen"] != nil { topics.insert("\(topic)/$last-seen") }
                 for service in accessory["services"] as? [[String: Any]] ?? [] {
                     let readable = (service["characteristics"] as? [[String: Any]] ?? []).filter { ($0["perms"] as? [String])?.contains("pr") == true }
                         .compactMap { $0["type"] as? String }

@@ -373,6 +373,7 @@ extension Gateway {
     /// A value the device confirmed or reported: into the tree and onto its retained topic.
     func applyValue(_ value: Value, to reference: CharacteristicReference) {
         guard let location = locations[reference.accessoryID] else { return }
+        heard(from: reference.accessoryID)
         let accessory = homes[location.home].accessories[location.accessory]
         guard let (_, characteristic) = accessory.characteristic(reference.iid) else { return }
         let changed = characteristic.isMomentary || characteristic.value != value

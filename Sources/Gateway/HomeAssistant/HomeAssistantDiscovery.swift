@@ -81,6 +81,13 @@ enum HomeAssistantDiscovery {
             ])
         }
         guard !components.isEmpty else { return nil }
+        // When it was last heard from: a diagnostic timestamp, off until a person turns it on
+        // (as zigbee2mqtt's last_seen).
+        components["last_seen"] = .object([
+            "platform": "sensor", "unique_id": .string("\(objectID)_last_seen"), "qos": 1, "name": "Last seen",
+            "device_class": "timestamp", "entity_category": "diagnostic", "enabled_by_default": false,
+            "state_topic": .string("\(accessoryTopic)/$last-seen"),
+        ])
 
         // `connections` always, if empty: Home Assistant 2025.4 reads the device block's
         // `connections` unguarded when it sets an entity up, and on a busy machine it sometimes

@@ -23,6 +23,7 @@ extension Gateway {
             break
         }
         if message.retain {
+            brokerHadLastSeen(message)
             // What the broker holds retained (compared with the tree at the next sync marker).
             switch retained.retainedArrived(topic: message.topic.string, payload: message.payload, isCommand: inbound.isCommand) {
             case .recorded: break
