@@ -57,7 +57,7 @@ struct EjabberdClusterTests {
         // Node A stops: the gateway moves to B and makes B hold what it asserts.
         try await cluster.stop(nodeA)
         _ = try await gateway.waitForOutput(containing: "connected to the MQTT broker at mqtt://127.0.0.1:\(nodeB.port)", timeout: .seconds(60))
-        _ = try await gateway.waitForOutput(containing: "synchronised with the broker: 88 retained topics, 88 published", timeout: .seconds(30))
+        _ = try await gateway.waitForOutput(containing: "synchronised with the broker: 98 retained topics, 98 published", timeout: .seconds(30))
         let fresh = try await Self.client(nodeB, id: "reader-b")
         try await fresh.subscribe(Self.lamp, retainAsPublished: true)
         let value = try await fresh.inbox.first(on: Self.lamp, timeout: HangGuard.standard)
