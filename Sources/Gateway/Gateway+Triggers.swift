@@ -166,10 +166,6 @@ extension Gateway {
         announce("trigger-fired", fields)
     }
 
-    /// A date as `$layout` writes trigger dates: ISO 8601 in UTC, to the second.
-    static func iso(_ date: Date) -> String {
-        date.ISO8601Format()
-    }
 
     /// Seconds to the millisecond.
     static func rounded(_ seconds: TimeInterval) -> Double {

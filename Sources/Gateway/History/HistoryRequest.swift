@@ -67,17 +67,10 @@ struct HistoryRequest: Equatable {
             guard let whole = value.int, (0...latestTime).contains(whole) else { throw Gateway.RequestError.invalid(problem) }
             return whole
         }
-        guard let text = value.string, let date = Self.date(text) else { throw Gateway.RequestError.invalid(problem) }
+        guard let text = value.string, let date = Gateway.date(iso: text) else { throw Gateway.RequestError.invalid(problem) }
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
         guard milliseconds >= 0, milliseconds <= Double(latestTime) else { throw Gateway.RequestError.invalid(problem) }
         return Int64(milliseconds)
-    }
-
-    private static func date(_ text: String) -> Date? {
-        let plain = ISO8601DateFormatter()
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return plain.date(from: text) ?? fractional.date(from: text)
     }
 
     private static func limit(_ body: [String: JSON]) throws -> Int {

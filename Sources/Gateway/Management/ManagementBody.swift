@@ -50,10 +50,7 @@ struct ManagementBody {
     /// An ISO 8601 date with an offset (`2026-11-21T07:00:00+01:00`, fractions allowed).
     func date(_ key: String) throws -> Date {
         let text = try string(key)
-        let plain = ISO8601DateFormatter()
-        let fractional = ISO8601DateFormatter()
-        fractional.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        guard let date = plain.date(from: text) ?? fractional.date(from: text) else {
+        guard let date = Gateway.date(iso: text) else {
             throw Gateway.RequestError.invalid("\"\(key)\" must be an ISO 8601 date with an offset, as 2026-11-21T07:00:00+01:00")
         }
         return date
