@@ -41,6 +41,12 @@ let package = Package(
         // Time as the rest uses it: the one deadline race, the one wake-up for async loops, the
         // one backoff, Duration as numbers. A leaf: the standard library and Synchronization only.
         .target(name: "Timing"),
+        // A SwiftNIO event loop as a task executor: a client whose requests and answers run on
+        // its channel's loop makes round trips without a thread switch (HAP over IP, Matter).
+        .target(
+            name: "LoopExecutor",
+            dependencies: [.product(name: "NIOCore", package: "swift-nio")]
+        ),
         // The HomeKit Accessory Protocol, controller side: TLV8, SRP-6a, pair-setup and
         // pair-verify, the encrypted session, HTTP and EVENT framing. Knows nothing of MQTT or homes.
         // Device connections are SwiftNIO channels on one shared event loop group.
@@ -48,6 +54,7 @@ let package = Package(
             name: "HAP",
             dependencies: [
                 "CLibCrypto",
+                "LoopExecutor",
                 "Timing",
                 "Wire",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -65,8 +72,10 @@ let package = Package(
         .target(
             name: "Matter",
             dependencies: [
-                "Timing", "Wire",
+                "LoopExecutor", "Wire",
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -223,7 +232,8 @@ let package = Package(
         .testTarget(name: "WebUITests", dependencies: ["WebUI", "HomeGateConfig", "MQTT", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(name: "WebServerTests", dependencies: ["WebServer", "TestSupport", .product(name: "Prometheus", package: "swift-prometheus"),
                                                        .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
-        .testTarget(name: "EndToEndTests", dependencies: ["Wire", "homegate", "MQTT", "TestSupport", "HomeStore", "HomeModel"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["Wire", "homegate", "MQTT", "TestSupport", "HomeStore", "HomeModel", "Matter",
+                                                           .product(name: "Logging", package: "swift-log")]),
     ],
     swiftLanguageModes: [.v6]
 )

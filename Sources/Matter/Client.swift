@@ -1,7 +1,9 @@
 import HummingbirdWSClient
 import Logging
+import LoopExecutor
+import NIOCore
+import NIOPosix
 import Synchronization
-import Timing
 import Wire
 
 /// A client of the Matter Server's WebSocket API (`ws://HOST:5580/ws`): python-matter-server,
@@ -40,43 +42,16 @@ public enum Client {
     public static func withConnection<Result: Sendable>(_ configuration: Configuration, logger: Logger,
                                                         _ body: @escaping @Sendable (Connection) async throws -> Result) async throws -> Result {
         let outcome = Outcome<Result>()
+        // The connection lives on one event loop, and everything of it runs there: the answers
+        // read, the commands written, the body (see ``Connection/send(_:_:timeout:)``).
+        let executor = EventLoopTaskExecutor(MultiThreadedEventLoopGroup.singleton.next())
         do {
             try await WebSocketClient.connect(url: configuration.url,
                                               configuration: .init(maxFrameSize: configuration.maximumMessageSize, autoPing: .disabled),
-                                              logger: logger) { inbound, outbound, _ in
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    var connection: Connection?
-                    for try await message in inbound.messages(maxSize: configuration.maximumMessageSize) {
-                        guard case .text(let text) = message else { continue }
-                        let parsed: ServerMessage
-                        do {
-                            parsed = try ServerMessage(text: text)
-                        } catch {
-                            logger.warning("Matter Server: \(error)")
-                            continue
-                        }
-                        if let connection {
-                            connection.receive(parsed)
-                            continue
-                        }
-                        guard case .serverInfo(let info) = parsed else {
-                            throw ServerError.malformed("the first message is not the server's info")
-                        }
-                        guard info.isCompatible else { throw ServerError.incompatible(info) }
-                        let made = Connection(info: info, configuration: configuration, outbound: outbound)
-                        connection = made
-                        group.addTask {
-                            do {
-                                let result = try await body(made)
-                                outcome.set(.success(result))
-                            } catch {
-                                outcome.set(.failure(error))
-                            }
-                            try? await outbound.close(.normalClosure, reason: nil)
-                        }
-                    }
-                    connection?.end(.unreachable("the server closed the connection"))
-                    try await group.waitForAll()
+                                              eventLoopGroup: executor.loop, logger: logger) { inbound, outbound, _ in
+                try await withTaskExecutorPreference(executor) {
+                    try await serve(inbound: inbound, outbound: outbound, executor: executor, configuration: configuration, logger: logger,
+                                    outcome: outcome, body)
                 }
             }
         } catch let error as ServerError {
@@ -88,10 +63,51 @@ public enum Client {
         guard let ended = outcome.value else { throw ServerError.unreachable("the server closed the connection") }
         return try ended.get()
     }
+
+    /// Reads the server's messages: the first is its info (refused when incompatible), then the
+    /// body runs beside the reading with the ``Connection`` the rest is handed to.
+    private static func serve<Result: Sendable>(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter, executor: EventLoopTaskExecutor,
+                                                configuration: Configuration, logger: Logger, outcome: Outcome<Result>,
+                                                _ body: @escaping @Sendable (Connection) async throws -> Result) async throws {
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            var connection: Connection?
+            for try await message in inbound.messages(maxSize: configuration.maximumMessageSize) {
+                guard case .text(let text) = message else { continue }
+                let parsed: ServerMessage
+                do {
+                    parsed = try ServerMessage(text: text)
+                } catch {
+                    logger.warning("Matter Server: \(error)")
+                    continue
+                }
+                if let connection {
+                    connection.receive(parsed)
+                    continue
+                }
+                guard case .serverInfo(let info) = parsed else {
+                    throw ServerError.malformed("the first message is not the server's info")
+                }
+                guard info.isCompatible else { throw ServerError.incompatible(info) }
+                let made = Connection(info: info, configuration: configuration, outbound: outbound, executor: executor)
+                connection = made
+                group.addTask {
+                    do {
+                        let result = try await body(made)
+                        outcome.set(.success(result))
+                    } catch {
+                        outcome.set(.failure(error))
+                    }
+                    try? await outbound.close(.normalClosure, reason: nil)
+                }
+            }
+            connection?.end(.unreachable("the server closed the connection"))
+            try await group.waitForAll()
+        }
+    }
 }
 
 /// What a connection's body ended with, set once from its task.
-private final class Outcome<Value: Sendable>: Sendable {
+final class Outcome<Value: Sendable>: Sendable {
     private let result = Mutex<Swift.Result<Value, any Error>?>(nil)
 
     var value: Swift.Result<Value, any Error>? { result.withLock { $0 } }
@@ -102,27 +118,43 @@ private final class Outcome<Value: Sendable>: Sendable {
 }
 
 /// One connection to the Matter Server: commands with their answers, and the server's events.
+///
+/// The connection runs on one event loop (``taskExecutor``): a command is written, its answer
+/// read and the waiting command resumed on that loop's thread, and its time limit is one of the
+/// loop's scheduled tasks, so a command costs no thread switch beyond the caller's own.
 public final class Connection: Sendable {
     /// What the server said of itself.
     public let info: ServerInfo
     /// The server's events, in order, once ``startListening()`` asked for them; the stream ends
     /// with the connection.
     public let events: AsyncStream<ServerEvent>
+    /// The connection's event loop as a task executor: work run under it
+    /// (`withTaskExecutorPreference`) sends commands without a thread switch.
+    public var taskExecutor: any TaskExecutor { executor }
     private let continuation: AsyncStream<ServerEvent>.Continuation
     private let configuration: Client.Configuration
     private let outbound: WebSocketOutboundWriter
+    private let executor: EventLoopTaskExecutor
     private let state = Mutex(State())
+
+    /// A command waiting for its answer: completed once, by the answer, its time limit, its
+    /// caller's cancellation or the end of the connection, whichever comes first.
+    private struct Waiting {
+        var answer: EventLoopPromise<JSON>
+        var limit: Scheduled<Void>?
+    }
 
     private struct State {
         var nextID = 1
-        var pending: [String: AsyncThrowingStream<JSON, any Error>.Continuation] = [:]
+        var pending: [String: Waiting] = [:]
         var ended: ServerError?
     }
 
-    init(info: ServerInfo, configuration: Client.Configuration, outbound: WebSocketOutboundWriter) {
+    init(info: ServerInfo, configuration: Client.Configuration, outbound: WebSocketOutboundWriter, executor: EventLoopTaskExecutor) {
         self.info = info
         self.configuration = configuration
         self.outbound = outbound
+        self.executor = executor
         (events, continuation) = AsyncStream.makeStream()
     }
 
@@ -131,20 +163,10 @@ public final class Connection: Sendable {
     ///   configuration's request timeout), or the end of the connection.
     public func send(_ name: String, _ arguments: [String: JSON]? = nil, timeout: Duration? = nil) async throws(ServerError) -> JSON {
         let limit = timeout ?? configuration.requestTimeout
-        let outcome = await withDeadline(ContinuousClock.now + limit, on: ContinuousClock()) { () async -> Swift.Result<JSON, ServerError> in
-            do {
-                return .success(try await self.exchange(name, arguments))
-            } catch let error as ServerError {
-                return .failure(error)
-            } catch {
-                return .failure(.unreachable("\(error)"))
-            }
+        let outcome = await withTaskExecutorPreference(executor) { () async -> Swift.Result<JSON, ServerError> in
+            await self.exchange(name, arguments, within: limit)
         }
-        switch outcome {
-        case .success(let result)?: return result
-        case .failure(let error)?: throw error
-        case nil: throw .timedOut("\(name) within \(limit)")
-        }
+        return try outcome.get()
     }
 
     /// `start_listening`: every node the server has; from now on its events arrive on ``events``.
@@ -156,35 +178,55 @@ public final class Connection: Sendable {
         return parsed
     }
 
-    private func exchange(_ name: String, _ arguments: [String: JSON]?) async throws -> JSON {
-        let (answer, waiting) = AsyncThrowingStream<JSON, any Error>.makeStream()
+    private func exchange(_ name: String, _ arguments: [String: JSON]?, within limit: Duration) async -> Swift.Result<JSON, ServerError> {
+        let loop = executor.loop
+        let answer = loop.makePromise(of: JSON.self)
         let registered = state.withLock { state -> Swift.Result<String, ServerError> in
             if let ended = state.ended { return .failure(ended) }
             defer { state.nextID += 1 }
-            state.pending[String(state.nextID)] = waiting
+            state.pending[String(state.nextID)] = Waiting(answer: answer)
             return .success(String(state.nextID))
         }
-        let id = try registered.get()
-        defer { state.withLock { _ = $0.pending.removeValue(forKey: id) } }
+        let id: String
+        switch registered {
+        case .success(let registeredID): id = registeredID
+        case .failure(let error):
+            answer.fail(error)
+            return .failure(error)
+        }
+        let scheduled = loop.scheduleTask(in: TimeAmount(limit)) { self.finish(id, with: .failure(.timedOut("\(name) within \(limit)"))) }
+        let waiting = state.withLock { state in
+            state.pending[id]?.limit = scheduled
+            return state.pending[id] != nil
+        }
+        if !waiting { scheduled.cancel() }
         var message: [String: JSON] = ["message_id": .string(id), "command": .string(name)]
         if let arguments { message["args"] = .object(arguments) }
-        do {
-            try await outbound.write(.text(JSON.object(message).text))
-        } catch {
-            throw ServerError.unreachable("sending \(name): \(error)")
+        return await withTaskCancellationHandler {
+            // Not sent when it ended before (the connection's end, a caller cancelled at once).
+            if state.withLock({ $0.pending[id] != nil }) {
+                do {
+                    try await outbound.write(.text(JSON.object(message).text))
+                } catch {
+                    finish(id, with: .failure(.unreachable("sending \(name): \(error)")))
+                }
+            }
+            do {
+                return .success(try await answer.futureResult.get())
+            } catch let error as ServerError {
+                return .failure(error)
+            } catch {
+                return .failure(.unreachable("\(error)"))
+            }
+        } onCancel: {
+            finish(id, with: .failure(.unreachable("\(name) was cancelled")))
         }
-        for try await result in answer { return result }
-        try Task.checkCancellation()
-        throw ServerError.unreachable("the connection ended before the answer to \(name)")
     }
 
     private func finish(_ id: String, with result: Swift.Result<JSON, ServerError>) {
         guard let waiting = state.withLock({ $0.pending.removeValue(forKey: id) }) else { return }
-        switch result {
-        case .success(let json): waiting.yield(json)
-        case .failure(let error): waiting.finish(throwing: error)
-        }
-        waiting.finish()
+        waiting.limit?.cancel()
+        waiting.answer.completeWith(result.mapError { $0 as any Error })
     }
 
     func receive(_ message: ServerMessage) {
@@ -203,7 +245,10 @@ public final class Connection: Sendable {
             defer { state.pending = [:] }
             return state.pending
         }
-        for (_, waiting) in pending { waiting.finish(throwing: error) }
+        for (_, waiting) in pending {
+            waiting.limit?.cancel()
+            waiting.answer.fail(error)
+        }
         continuation.finish()
     }
 }

@@ -1,5 +1,7 @@
 import Foundation
 import Harness
+import Logging
+import Matter
 import MQTT
 import Testing
 import TestSupport
@@ -210,6 +212,38 @@ import TestSupport
         let refused = try await plain.request("accessory/pair", #"{"transport": "matter", "code": "34970112332"}"#)
         #expect(refused["error"] as? String == "not-allowed", "\(refused)")
         try await plain.stop()
+    }
+
+    @Test("the Matter client's time limit: a command the server has not answered in time fails as timed out, its late answer is dropped, and the connection goes on")
+    func commandTimeLimit() async throws {
+        let folder = try TemporaryDirectory.make(prefix: "matter-limit")
+        let server = try await MatterZooServer.start(fixtures: ["eve_contact_sensor"], folder: folder)
+        defer { Task { await server.stop() } }
+        let outcomes = try await Client.withConnection(Client.Configuration(url: server.url), logger: Logger(label: "test")) { connection in
+            // Discovery browses mDNS for seconds before the server answers.
+            var discover: ServerError?
+            do throws(ServerError) {
+                _ = try await connection.send("discover", timeout: .milliseconds(100))
+            } catch {
+                discover = error
+            }
+            let nodes = try await connection.send("get_nodes")
+            let cancelled = Task { try await connection.send("discover") }
+            cancelled.cancel()
+            let cancelledOutcome = await cancelled.result
+            let again = try await connection.send("get_nodes")
+            return (discover, nodes.array?.count, cancelledOutcome, again.array?.count)
+        }
+        guard case .timedOut(let what)? = outcomes.0 else {
+            Issue.record("discover within 100 ms: \(String(describing: outcomes.0))")
+            return
+        }
+        #expect(what.contains("discover"))
+        #expect(outcomes.1 == 1 && outcomes.3 == 1, "get_nodes after the time limit: \(String(describing: outcomes.1)), \(String(describing: outcomes.3))")
+        guard case .failure = outcomes.2 else {
+            Issue.record("a cancelled command ended with \(outcomes.2)")
+            return
+        }
     }
 
     @Test("homegate pair --matter checks the code before anything else, and needs a matter: section")

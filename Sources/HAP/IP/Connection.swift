@@ -1,3 +1,4 @@
+import LoopExecutor
 import NIOCore
 import NIOPosix
 import Synchronization
