@@ -52,6 +52,11 @@ public protocol AccessoryDriver: Sendable {
     /// Where an accessory this driver brings goes when the home does not have it yet (a newly
     /// paired device); nil: the primary home's default room.
     func placement(of id: AccessoryID) -> Placement?
+
+    /// The executor the accessory's requests run on (its connection's event loop), when it has
+    /// one: the engine starts its device work for the accessory there, so that the request is
+    /// written and its answer resumes the work on one thread. nil: anywhere.
+    func taskExecutor(for accessory: AccessoryID) -> (any TaskExecutor)?
 }
 
 /// Where a new accessory goes: a home and a room, by name (HomeKit's comparison: case, spaces
@@ -89,6 +94,10 @@ extension AccessoryDriver {
     public var eventStreams: [AsyncStream<AccessoryEvent>] { [events] }
 
     public func placement(of id: AccessoryID) -> Placement? {
+        nil
+    }
+
+    public func taskExecutor(for accessory: AccessoryID) -> (any TaskExecutor)? {
         nil
     }
 

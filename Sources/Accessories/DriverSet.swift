@@ -74,6 +74,10 @@ public final class DriverSet: AccessoryDriver {
         drivers.first { $0.serves(id) }?.placement(of: id)
     }
 
+    public func taskExecutor(for accessory: AccessoryID) -> (any TaskExecutor)? {
+        drivers.first { $0.serves(accessory) }?.taskExecutor(for: accessory)
+    }
+
     private func driver(for id: AccessoryID) throws(StatusError) -> any AccessoryDriver {
         guard let driver = drivers.first(where: { $0.serves(id) }) else { throw Self.unknown(id) }
         return driver

@@ -28,9 +28,15 @@ public protocol AccessorySession: AnyObject, Sendable {
     var events: AsyncStream<[CharacteristicValue]> { get }
     /// Whether the session is still open.
     var isOpen: Bool { get }
+    /// The executor its requests run on (its connection's event loop), when it has one.
+    var preferredExecutor: (any TaskExecutor)? { get }
     /// Ends the session: requests waiting fail, ``events`` ends. Idempotent.
     func close()
     /// Waits until the session ends (the device went away, a request timed out, ``close()``),
     /// and tells why.
     func closed() async -> HAPError
+}
+
+extension AccessorySession {
+    public var preferredExecutor: (any TaskExecutor)? { nil }
 }

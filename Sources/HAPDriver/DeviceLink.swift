@@ -77,6 +77,11 @@ final class DeviceLink: Sendable {
 
     /// Whether the link knows the accessory (from the device's last description, or by its id's
     /// prefix before the first session).
+    /// The executor of the device's session while it is open (``AccessorySession/preferredExecutor``).
+    var taskExecutor: (any TaskExecutor)? {
+        state.withLock { $0.client }?.preferredExecutor
+    }
+
     func serves(_ id: AccessoryID) -> Bool {
         id.rawValue.hasPrefix(AccessoryMapping.idPrefix(deviceID: device.deviceID))
     }

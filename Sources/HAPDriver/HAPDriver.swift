@@ -234,6 +234,11 @@ public final class HAPDriver: AccessoryDriver {
         state.withLock { state in state.links.values.first { $0.serves(id) }?.device.placement }
     }
 
+    /// The event loop of the device's session, while it has one.
+    public func taskExecutor(for accessory: AccessoryID) -> (any TaskExecutor)? {
+        state.withLock { state in state.links.values.first { $0.serves(accessory) } }?.taskExecutor
+    }
+
     private func link(for id: AccessoryID) throws(StatusError) -> DeviceLink {
         guard let link = state.withLock({ state in state.links.values.first { $0.serves(id) } }) else {
             throw StatusError(.communicationFailure, "no paired device serves accessory \(id)")

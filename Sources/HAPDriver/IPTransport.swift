@@ -17,4 +17,6 @@ public struct IPTransport: HAPTransport {
     }
 }
 
-extension Client: AccessorySession {}
+extension Client: AccessorySession {
+    public var preferredExecutor: (any TaskExecutor)? { taskExecutor }
+}

@@ -320,6 +320,11 @@ public final class MatterDriver: AccessoryDriver {
         Self.isMatterAccessory(id) && state.withLock { state in state.mappings.values.contains { $0.accessories.contains { $0.id == id } } }
     }
 
+    /// The Matter Server connection's event loop, which every Matter accessory's commands go through.
+    public func taskExecutor(for accessory: AccessoryID) -> (any TaskExecutor)? {
+        state.withLock { $0.connection }?.taskExecutor
+    }
+
     public func read(_ characteristic: CharacteristicReference) async throws(StatusError) -> Value {
         let (connection, node, mapping) = try target(characteristic)
         guard let binding = mapping.bindings[characteristic] else { throw StatusError(.noSuchResource, "\(characteristic) is not a Matter attribute") }

@@ -222,7 +222,8 @@ extension Gateway {
     private func call(_ job: CommandMachine.Job) {
         let driver = driver
         let clock = clock
-        work.start { [weak self] in
+        let executor = job.items.first.flatMap { driver.taskExecutor(for: $0.reference.accessoryID) }
+        work.start(on: executor) { [weak self] in
             guard let answer = await withDeadline(EngineClock.Instant(job.abandonAt), on: clock, { await Self.answer(to: job, from: driver) }) else { return }
             await self?.deviceAnswered(job, answer)
         }
