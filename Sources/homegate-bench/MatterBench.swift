@@ -26,6 +26,10 @@ enum MatterBench {
         let ownClient: Latencies
         /// The gateway's own time per set (p50 of each HomeGate turn, µs), from its statistics.
         let gatewayTime: [Double]
+        /// The CPU time and context switches of the gateway and the broker per measured set
+        /// (both HomeGate turns): what a set through HomeGate adds on a machine whose cores the
+        /// Matter Server and the device also need.
+        let cpu: CPUPerSet?
         var ratio: Double { homegate.p50 / max(serverClient.p50, 0.001) }
     }
 
@@ -60,6 +64,8 @@ enum MatterBench {
         var theirs: [Duration] = []
         var own: [Duration] = []
         var gatewayTime: [Double] = []
+        var gatewayCPU = ProcessCPU.Sample()
+        var brokerCPU = ProcessCPU.Sample()
         for turn in 1...2 {
             Bench.log("Matter, turn \(turn): \(iterations / 2) commands from the server's own Python client to node \(node)")
             theirs += try await serverClient(url: lab.url, node: node, count: iterations / 2)
@@ -70,13 +76,19 @@ enum MatterBench {
             try await gateway.waitForOutput(containing: "synchronised with the broker")
             _ = try await sets(broker: broker, topic: topic, count: 0, warmUp: 20)
             _ = try await Measure.gatewayStatistics(broker: broker, base: "hgbench", reset: true)
+            let brokerPID = broker.pid ?? 0
+            let before = (try ProcessCPU.sample(of: gateway.child.pid), try ProcessCPU.sample(of: brokerPID))
             ours += try await sets(broker: broker, topic: topic, count: iterations / 2, warmUp: 0)
+            gatewayCPU = gatewayCPU + (try ProcessCPU.sample(of: gateway.child.pid) - before.0)
+            brokerCPU = brokerCPU + (try ProcessCPU.sample(of: brokerPID) - before.1)
             let statistics = try await Measure.gatewayStatistics(broker: broker, base: "hgbench", reset: false)
             gatewayTime.append((statistics["p50Microseconds"] as? NSNumber)?.doubleValue ?? 0)
             gateway.signal(SIGTERM)
             _ = try? await gateway.waitForExit(timeout: .seconds(20))
         }
-        return Figures(homegate: Latencies(ours), serverClient: Latencies(theirs), ownClient: Latencies(own), gatewayTime: gatewayTime)
+        let measured = ours.count
+        return Figures(homegate: Latencies(ours), serverClient: Latencies(theirs), ownClient: Latencies(own), gatewayTime: gatewayTime,
+                       cpu: CPUPerSet(sets: measured, gateway: gatewayCPU.perSet(measured), broker: brokerCPU.perSet(measured)))
     }
 
     /// The same On and Off commands from HomeGate's own Matter client (`Matter.Client`), each

@@ -193,13 +193,18 @@ enum Measure {
 /// switches of all its threads (`/proc/<pid>/task/*/status`).
 enum ProcessCPU {
     struct Sample {
-        var userMicroseconds: Double
-        var systemMicroseconds: Double
-        var contextSwitches: Double
+        var userMicroseconds: Double = 0
+        var systemMicroseconds: Double = 0
+        var contextSwitches: Double = 0
 
         static func - (lhs: Sample, rhs: Sample) -> Sample {
             Sample(userMicroseconds: lhs.userMicroseconds - rhs.userMicroseconds, systemMicroseconds: lhs.systemMicroseconds - rhs.systemMicroseconds,
                    contextSwitches: lhs.contextSwitches - rhs.contextSwitches)
+        }
+
+        static func + (lhs: Sample, rhs: Sample) -> Sample {
+            Sample(userMicroseconds: lhs.userMicroseconds + rhs.userMicroseconds, systemMicroseconds: lhs.systemMicroseconds + rhs.systemMicroseconds,
+                   contextSwitches: lhs.contextSwitches + rhs.contextSwitches)
         }
 
         func perSet(_ count: Int) -> CPUPerSet.Share {

@@ -94,7 +94,7 @@ enum Report {
 
     /// The Matter section: a set through HomeGate and the Matter Server against the server's own client.
     private static func matterLines(_ matter: MatterBench.Figures) -> [String] {
-        [
+        var lines = [
             "", "Matter: set -> acknowledgement through HomeGate and python-matter-server 8.1.2 to a CircuitMatter on/off light (the live lab), "
                 + "against the server's own Python client sending the same On/Off commands to the same node (the floor), same run:", "",
             "| what | p50 | p90 | p99 |", "|---|---|---|---|",
@@ -103,8 +103,18 @@ enum Report {
             "| HomeGate's own Matter client alone (the same commands) | \(us(matter.ownClient.p50)) | \(us(matter.ownClient.p90)) | \(us(matter.ownClient.p99)) |",
             "", "The gateway's own time per set (gateway/statistics, p50 of each turn, the device's answer included): "
                 + matter.gatewayTime.map { us($0) }.joined(separator: ", "),
-            "", "Ratio (p50): \(String(format: "%.2f", matter.ratio)); target <= 1.2: \(met(matter.ratio <= 1.2))",
         ]
+        if let cpu = matter.cpu {
+            lines.append("")
+            lines.append("CPU per set through HomeGate (both turns' measured sets): the gateway \(share(cpu.gateway)), the broker \(share(cpu.broker))")
+        }
+        lines += ["", "Ratio (p50): \(String(format: "%.2f", matter.ratio)); target <= 1.2: \(met(matter.ratio <= 1.2))"]
+        return lines
+    }
+
+    private static func share(_ share: CPUPerSet.Share) -> String {
+        String(format: "%.0f µs (user %.0f, system %.0f), %.1f context switches", share.microseconds, share.userMicroseconds, share.systemMicroseconds,
+               share.contextSwitches)
     }
 
     /// The CoAP section: ours against aiohomekit's CoAP controller on the same Thread peer.
