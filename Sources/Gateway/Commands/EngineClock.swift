@@ -37,32 +37,3 @@ struct EngineClock: Clock {
         try await sleeper(deadline.sinceStart, tolerance)
     }
 }
-
-/// The engine's device work (calls to drivers, management requests that wait for devices,
-/// simulator controls, trigger fires): each piece a child task of one task group that the
-/// engine's `run()` owns, so all of it ends, cancelled, when the engine stops.
-final class DeviceWork: Sendable {
-    private typealias Piece = (executor: (any TaskExecutor)?, work: @Sendable () async -> Void)
-    private let stream: AsyncStream<Piece>
-    private let continuation: AsyncStream<Piece>.Continuation
-
-    init() {
-        (stream, continuation) = AsyncStream.makeStream()
-    }
-
-    /// Starts `work` in the group (it runs once ``run()`` takes it), on `executor` when one is
-    /// given (a device connection's event loop: the request and its answer then stay on its thread).
-    func start(on executor: (any TaskExecutor)? = nil, _ work: @escaping @Sendable () async -> Void) {
-        continuation.yield((executor, work))
-    }
-
-    /// Runs the work handed over until cancelled; then cancels what still runs and waits for it.
-    func run() async {
-        await withDiscardingTaskGroup { group in
-            for await piece in stream {
-                group.addTask(executorPreference: piece.executor) { await piece.work() }
-            }
-            group.cancelAll()
-        }
-    }
-}
