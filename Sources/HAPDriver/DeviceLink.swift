@@ -129,13 +129,15 @@ final class DeviceLink: Sendable {
 
     // MARK: A session
 
-    /// The connect and keep-alive timing of this device's transport: a Thread accessory is
-    /// given more time and read less often (``HAPDriver/Configuration/threadKeepAliveInterval``).
+    /// The connect and keep-alive timing of this device: a Thread accessory is given more time
+    /// to connect and to answer; the keep-alive reads follow from how long the device may stay
+    /// silent (``HAPDriver/Configuration/availability``: by transport, battery, or accessory).
     private var timing: (connect: Duration, keepAliveInterval: Duration, keepAliveTimeout: Duration) {
-        switch device.transport {
-        case .ip: (configuration.connectTimeout, configuration.keepAliveInterval, configuration.keepAliveTimeout)
-        case .coap: (configuration.threadConnectTimeout, configuration.threadKeepAliveInterval, configuration.threadKeepAliveTimeout)
-        }
+        let isThread = device.transport == .coap
+        let accessories = state.withLock { $0.mapping?.accessories ?? [] }
+        let silence = configuration.availability.unreachableAfter(accessories, thread: isThread)
+        let keepAlive = Availability.keepAlive(unreachableAfter: silence, longestAnswer: isThread ? Availability.threadAnswer : Availability.ipAnswer)
+        return (isThread ? configuration.threadConnectTimeout : configuration.connectTimeout, keepAlive.interval, keepAlive.timeout)
     }
 
     /// Verifies a session, reads the accessory database, subscribes to events, reports the

@@ -21,10 +21,9 @@ public final class HAPDriver: AccessoryDriver {
         public var connectTimeout: Duration
         /// How long a read or write may take.
         public var requestTimeout: Duration
-        /// How often a cheap read checks that the device still answers.
-        public var keepAliveInterval: Duration
-        /// How long that read may take before the device counts as gone.
-        public var keepAliveTimeout: Duration
+        /// How long a device may stay silent before its accessories count as unreachable, by
+        /// kind of device: the keep-alive reads follow from it (``Availability``).
+        public var availability = Availability()
         /// The first wait before reconnecting; it doubles while attempts fail, up to the maximum.
         public var reconnectDelay: Duration
         public var maximumReconnectDelay: Duration
@@ -32,12 +31,6 @@ public final class HAPDriver: AccessoryDriver {
         public var startupWait: Duration
         /// The time to live of timed writes (`tw` characteristics).
         public var timedWriteTTL: Duration
-        /// The keep-alive of Thread accessories (HAP over CoAP): many are sleepy battery devices
-        /// that answer through their parent router, a datagram may need retransmitting (the first
-        /// after 2 to 3 s), and a read every ``keepAliveInterval`` would drain them.
-        public var threadKeepAliveInterval: Duration = .seconds(30)
-        /// How long that read may take: long enough for two retransmissions.
-        public var threadKeepAliveTimeout: Duration = .seconds(10)
         /// How long reaching a Thread accessory and verifying may take.
         public var threadConnectTimeout: Duration = .seconds(15)
         /// How often mDNS is browsed while devices are paired: to follow a device to a new
@@ -53,13 +46,10 @@ public final class HAPDriver: AccessoryDriver {
         public var mdnsDestination = "224.0.0.251"
         public var mdnsPort = 5353
 
-        public init(connectTimeout: Duration = .seconds(5), requestTimeout: Duration = .seconds(10), keepAliveInterval: Duration = .milliseconds(1500),
-                    keepAliveTimeout: Duration = .seconds(2), reconnectDelay: Duration = .milliseconds(250), maximumReconnectDelay: Duration = .seconds(30),
-                    startupWait: Duration = .seconds(6), timedWriteTTL: Duration = .seconds(5)) {
+        public init(connectTimeout: Duration = .seconds(5), requestTimeout: Duration = .seconds(10), reconnectDelay: Duration = .milliseconds(250),
+                    maximumReconnectDelay: Duration = .seconds(30), startupWait: Duration = .seconds(6), timedWriteTTL: Duration = .seconds(5)) {
             self.connectTimeout = connectTimeout
             self.requestTimeout = requestTimeout
-            self.keepAliveInterval = keepAliveInterval
-            self.keepAliveTimeout = keepAliveTimeout
             self.reconnectDelay = reconnectDelay
             self.maximumReconnectDelay = maximumReconnectDelay
             self.startupWait = startupWait

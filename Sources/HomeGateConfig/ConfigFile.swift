@@ -39,6 +39,8 @@ public struct ConfigFile: Sendable {
     public var ui: UI?
     /// Each characteristic's values over time (the `history:` section).
     public var history = History()
+    /// How long a device may stay silent before it counts as unreachable (the `availability:` section).
+    public var availability = Availability()
     /// SHA-256 of the file's text: the same digest, the same homes (so a start can tell that the
     /// configuration is the one last applied without comparing the homes).
     public var sourceDigest: [UInt8] = []
@@ -107,9 +109,9 @@ public struct ConfigFile: Sendable {
         /// (`browser`: `on-request` or `always`).
         public var alwaysBrowsing = false
         /// How often a Thread accessory (HAP over CoAP) is read to tell that it still answers
-        /// (`thread_keep_alive`, default 30 s): many are sleepy battery devices, which a read every
-        /// 1.5 s (as IP devices get) would drain.
-        public var threadKeepAlive: Duration = .seconds(30)
+        /// (`thread_keep_alive`, the older form of `availability.thread`: the time is this plus
+        /// the 10 s a Thread device has to answer); nil when not given.
+        public var threadKeepAlive: Duration?
 
         public init() {}
     }
@@ -149,7 +151,8 @@ public struct ConfigFile: Sendable {
     /// Parses configuration text; `file` names it in errors and anchors relative paths.
     public static func parse(_ text: String, file: String, overrides: Overrides = Overrides(), environment: [String: String] = [:]) throws(ConfigError) -> ConfigFile {
         let root = try ConfigNode.parse(text, file: file)
-        let keys = try root.mapping(allowed: ["base_topic", "data_dir", "log_level", "mqtt", "gateway", "home_assistant", "metrics", "hap", "matter", "homes", "simulator", "ui", "history"])
+        let keys = try root.mapping(allowed: ["base_topic", "data_dir", "log_level", "mqtt", "gateway", "home_assistant", "metrics", "hap", "matter", "homes", "simulator", "ui", "history",
+                                                    "availability"])
         let baseTopic = try keys["base_topic"].map(Self.baseTopic) ?? TopicName(uncheckedDefault: defaultBaseTopic)
         var dataDirectory = try keys["data_dir"]?.path() ?? ConfigNode.resolve("data", relativeTo: file)
         if let override = overrides.dataDirectory { dataDirectory = override }
@@ -178,6 +181,7 @@ public struct ConfigFile: Sendable {
                           homeAssistant: homeAssistant, metrics: metrics, hap: hap, sourceDigest: Array(SHA256.hash(data: Data(text.utf8))))
         file.ui = ui
         file.history = try keys["history"].map(Self.history) ?? History()
+        file.availability = try Self.availability(keys["availability"], threadKeepAlive: hap.threadKeepAlive.map { ($0, keys["hap"]) })
         file.matter = try keys["matter"].flatMap(Self.matter)
         return file
     }

@@ -61,6 +61,20 @@ public struct ConfigNode {
         return entries
     }
 
+    /// The node's entries under keys of the file's own choosing (accessory ids, say), in the
+    /// file's order; an empty key is refused.
+    public func namedEntries() throws(ConfigError) -> [(key: String, node: ConfigNode)] {
+        guard case .mapping(let mapping) = node else { throw error("expected a mapping, got \(kind)") }
+        var entries: [(key: String, node: ConfigNode)] = []
+        for (keyNode, value) in mapping {
+            let key = keyNode.string ?? ""
+            let path = keyPath.isEmpty ? key : "\(keyPath).\(key)"
+            guard !key.isEmpty else { throw ConfigError(file: file, line: keyNode.mark?.line, keyPath: path, problem: "an empty key") }
+            entries.append((key, ConfigNode(node: value, keyPath: path, file: file)))
+        }
+        return entries
+    }
+
     /// Whether the node is a list.
     public var isSequence: Bool {
         if case .sequence = node { return true }

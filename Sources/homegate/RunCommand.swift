@@ -125,7 +125,7 @@ struct RunCommand: AsyncParsableCommand {
             var hapSettings = HAPDriver.Configuration()
             hapSettings.browseInterval = file.hap.browseInterval
             hapSettings.alwaysBrowsing = file.hap.alwaysBrowsing
-            hapSettings.threadKeepAliveInterval = file.hap.threadKeepAlive
+            hapSettings.availability = file.availability
             hapDriver = HAPDriver(controller: controller, devices: PairingStore.devices(try store.pairings()), configuration: hapSettings,
                                   logger: logger) { [logger] moved in
                 PairingStore.storeAddress(of: moved, in: store, logger: logger)
