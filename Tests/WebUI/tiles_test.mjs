@@ -3,7 +3,7 @@
 // Run by scripts/test-web-ui: node --test Tests/WebUI/
 import test from "node:test";
 import assert from "node:assert/strict";
-import {mainService, stateWords, primaryAction, isActive} from "../../Sources/WebUI/Assets/tiles.js";
+import {mainService, stateWords, primaryAction, isActive, lastSeenWords} from "../../Sources/WebUI/Assets/tiles.js";
 import {wheelValue, wheelPoint} from "../../Sources/WebUI/Assets/controls.js";
 
 const rw = ["pr", "pw", "ev"], ro = ["pr", "ev"];
@@ -71,4 +71,17 @@ test("the colour wheel: hue clockwise from the top, saturation from the centre",
     const point = wheelPoint(hue, saturation, 100);
     assert.deepEqual(wheelValue(point.dx, point.dy, 100), {hue, saturation});
   }
+});
+
+test("last seen in words: just now, then minutes, hours and days ago; nothing for a text that is no date", () => {
+  const now = new Date("2026-11-28T12:00:00Z");
+  assert.equal(lastSeenWords("2026-11-28T11:59:30Z", now), "Last seen just now");
+  assert.equal(lastSeenWords("2026-11-28T12:00:05Z", now), "Last seen just now", "a clock a little ahead");
+  assert.equal(lastSeenWords("2026-11-28T11:59:00Z", now), "Last seen 1 minute ago");
+  assert.equal(lastSeenWords("2026-11-28T11:15:00Z", now), "Last seen 45 minutes ago");
+  assert.equal(lastSeenWords("2026-11-28T09:00:00Z", now), "Last seen 3 hours ago");
+  assert.equal(lastSeenWords("2026-11-27T11:00:00Z", now), "Last seen 1 day ago");
+  assert.equal(lastSeenWords("2026-11-18T12:00:00Z", now), "Last seen 10 days ago");
+  assert.equal(lastSeenWords("yesterday", now), undefined);
+  assert.equal(lastSeenWords(undefined, now), undefined);
 });

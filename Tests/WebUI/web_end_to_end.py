@@ -20,7 +20,8 @@ checks:
    "On, 40%" as retained, and its button "Turn off Floor Lamp";
 3. the "Show MQTT" switch: topics hidden by default, shown when on, still on after a reload, hidden
    again when off;
-4. the lamp's name opens its detail (the focus on its title): its mosquitto_pub line; a write the
+4. the lamp's name opens its detail (the focus on its title): when it was last heard from (its
+   retained $last-seen, "Last seen just now"); its mosquitto_pub line; a write the
    device refuses (the simulator's fail_status) shows the HAP error in words, and the value stays;
    a device event (the simulator changes the brightness) updates the page without a reload;
 5. a tap on the colour wheel is acknowledged, and the broker saw exactly ONE set for the lamp: the
@@ -33,7 +34,9 @@ checks:
 6. the accessory browser, started from the page, lists the zoo peer (found over mDNS, retained
    on homegate/$browser/<device id>) with its pair form; paired there with its setup code, the
    page says so, the light strip appears in the home, and the found entry goes away (the gateway's
-   browser-removed);
+   browser-removed); its detail lists its controllers (this gateway, admin, with no remove
+   button, and a second controller the peer was told had paired), and the second is removed in
+   two presses, the list the device's own again;
 7. the HAP test peer (with its Porch Camera), paired from the browser with its setup code by
    address, appears with its accessories; the camera's tile shows a snapshot it asked for;
 8. bob (guest) sees no management controls and can still switch the lamp (its tile, with the
@@ -150,8 +153,9 @@ class Run(e2e.Run):
             peer_command(self.args.hap_python, "zoo_peer.py", self.zoo_port, "--mdns", "--name", "Koogeek-LS1", "--category", "5",
                          "--mac", "2F:8A:11:0C:3D:E0", "--database", os.path.join(HAP_FIXTURES, "zoo", "koogeek_ls1.json"),
                          "--state", os.path.join(self.folder, "zoo-peer.state")),
-            stderr=open(os.path.join(self.folder, "zoo-peer.log"), "w"), env={**os.environ, "PYTHONUNBUFFERED": "1"})
+            stderr=open(os.path.join(self.folder, "zoo-peer.log"), "w"), env={**os.environ, "PYTHONUNBUFFERED": "1"}, stdin=subprocess.PIPE)
         self.zoo_id = event["id"]
+        self.zoo_peer = peer
         # Its later lines (paired, ...) into a file, so that its pipe never fills.
         events = open(os.path.join(self.folder, "zoo-peer.events"), "w")
         events.write(line)
@@ -409,6 +413,13 @@ def checks(run):
     page.open_detail("sim-lamp-1")
     page.wait(lambda: page.value_of(f"{LAMP}/on") == "true" and page.value_of(f"{LAMP}/brightness") == "40", "the lamp's values in the detail (on, 40)")
     page.wait(lambda: page.text("[data-accessory=sim-lamp-1] [data-testid=reachable]") == "✓ reachable", "the Floor Lamp shown reachable in words")
+    # When it was last heard from: the retained $last-seen, in words ("Last seen just now").
+    def last_seen_shown():
+        retained = subprocess.run(["mosquitto_sub", "-p", str(run.mqtt_port), "-t", f"{LAMP.rsplit('/', 1)[0]}/$last-seen", "-C", "1", "-W", "5"],
+                                  capture_output=True, text=True).stdout.strip()
+        line = page.one("[data-accessory=sim-lamp-1] [data-testid=last-seen]", "the Floor Lamp's last seen")
+        return retained != "" and line.get_attribute("data-iso") == retained and line.text.startswith("Last seen ")
+    page.wait(last_seen_shown, "the Floor Lamp's $last-seen on its card, in words")
     if run.args.screenshots:  # before the refused write below, whose error the detail keeps showing
         driver.execute_script("document.activeElement?.blur(); window.scrollTo(0, 0)")
         page.screenshot("web-detail.png")
@@ -434,7 +445,8 @@ def checks(run):
     page.wait(lambda: page.text(f"{page.char(LAMP + '/brightness')} [data-testid=slider-value]") == "55%", "the slider to follow (55%)")
     if not driver.execute_script("return window.__noReload === true"):
         raise Failure("the page was reloaded")
-    log(f"4. the Floor Lamp's detail from its name (focus on its title); its line: {command}; a refused write: {error!r}, the value stays; "
+    log(f"4. the Floor Lamp's detail from its name (focus on its title); its last seen in words from its retained $last-seen; its line: {command}; "
+        f"a refused write: {error!r}, the value stays; "
         "the simulator's brightness 55 shows without a reload")
 
     # 5. The colour wheel: one tap, ONE service-level set with both hue and saturation, acknowledged.
@@ -625,6 +637,33 @@ def checks(run):
         raise Failure(f"the light strip is not in the Kitchen: {kitchen[:300]!r}")
     log(f"6. the accessory browser found the light strip {device} over mDNS ({entry.splitlines()[0]}); paired there: "
         f"{' -> '.join(statuses)}; it is in the Kitchen, reachable, and gone from the found list (homegate/$browser/{device} cleared)")
+
+    # 6b. The light strip's controllers: a second one pairs with it (as a second Home Assistant
+    # would); its detail lists both (the gateway's own marked, no remove button on it), and the
+    # second is removed from the page in two presses.
+    second = "7f0c2a58-93d4-4c1e-9b61-0d5a3c2e8f11"
+    run.zoo_peer.stdin.write(json.dumps({"command": "add-pairing", "controller": second, "admin": False}) + "\n")
+    run.zoo_peer.stdin.flush()
+    strip = "hap-" + "".join(ch for ch in run.zoo_id.lower() if ch.isalnum()) + "-1"
+    page.open_detail(strip)
+    section = f"[data-accessory={strip}] [data-testid=controllers-section]"
+    controllers = lambda: page.texts(f"{section} [data-testid=controller]")
+    page.act(lambda: page.one(f"{section} [data-testid=list-controllers]", "the List controllers button").click(), "listing the light strip's controllers")
+    page.wait(lambda: len(controllers()) == 2 and any(second in text for text in controllers()), "both controllers listed", 30)
+    own = [text for text in controllers() if "this gateway" in text]
+    if len(own) != 1 or second in own[0] or not ("admin" in own[0]):
+        raise Failure(f"the gateway's own pairing is not marked as this gateway, admin: {controllers()}")
+    if page.find(f"{section} [data-testid=controller]:has([data-testid=this-gateway]) [data-testid=remove-controller]"):
+        raise Failure("the gateway's own pairing has a remove button")
+    remove = f"{section} [data-controller='{second}'] [data-testid=remove-controller]"
+    page.act(lambda: page.one(remove, "the second controller's remove button").click(), "the first press on Remove")
+    page.act(lambda: page.one(remove, "the second controller's remove button, asking").click(), "the second press on Remove")
+    page.wait(lambda: (page.text(f"{section} [data-testid=controllers-status]") or "").startswith("✓") and len(controllers()) == 1,
+              "the second controller removed, the list the device's own again", 30)
+    if "this gateway" not in controllers()[0]:
+        raise Failure(f"after the removal the list is {controllers()}")
+    log(f"6b. the light strip's controllers on its detail: this gateway (admin) and a second one; the second removed from the page "
+        f"({page.text(f'{section} [data-testid=controllers-status]')})")
 
     # 7. Pair the HAP test peer from the browser, by address (it announces nothing on mDNS).
     page.go("pairing")

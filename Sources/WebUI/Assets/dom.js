@@ -139,3 +139,21 @@ export function formatValue(value) {
   if (typeof value === "object") return JSON.stringify(value);
   return String(value);
 }
+
+/** A remove button in two steps: the first press asks, the second (within 8 s) does it. */
+export function removeButton(what, testid, onConfirm) {
+  const button = h("button", {type: "button", className: "danger small", dataset: {testid}, "aria-label": `Remove ${what}`}, "Remove…");
+  let timer = null;
+  button.addEventListener("click", () => {
+    if (!timer) {
+      button.textContent = `Press again to remove ${what}`;
+      timer = setTimeout(() => { timer = null; button.textContent = "Remove…"; }, 8000);
+      return;
+    }
+    clearTimeout(timer);
+    timer = null;
+    button.textContent = "Remove…";
+    onConfirm();
+  });
+  return button;
+}

@@ -5,10 +5,10 @@
 // Values shown are the retained topics only: a write shows pending, then the device's
 // acknowledgement (or its HAP error in words), and the control follows the retained value again.
 
-import {h, append, mqttDetails, codeLine, copyButton, mosquittoPub, statusLine, setStatus, humanize, formatValue} from "./dom.js";
+import {h, append, mqttDetails, codeLine, copyButton, mosquittoPub, statusLine, setStatus, humanize, formatValue, removeButton} from "./dom.js";
 import {categoryIcon} from "./icons.js";
 import {HttpError, errorText} from "./api.js";
-import {mainService, stateWords, primaryAction, isActive, isSensor, characteristicOf} from "./tiles.js";
+import {mainService, stateWords, primaryAction, isActive, isSensor, characteristicOf, lastSeenWords} from "./tiles.js";
 import {fittedControls} from "./controls.js";
 import {chartSvg, sparklineSvg, fetchHistory, withLiveValue, chartStart} from "./history.js";
 
@@ -325,6 +325,13 @@ function historyChart(ctx, characteristic) {
   return figure;
 }
 
+// "Last seen 3 minutes ago" grows older by itself: every card's words again each half minute.
+setInterval(() => {
+  for (const line of document.querySelectorAll("[data-testid=last-seen]")) {
+    if (line.dataset.iso) line.textContent = lastSeenWords(line.dataset.iso) ?? line.textContent;
+  }
+}, 30_000);
+
 function renderAccessory(ctx, home, accessory, byId) {
   const reachable = h("span", {className: "badge reach", dataset: {testid: "reachable"}});
   const article = h("article", {className: "accessory", "aria-labelledby": `acc-${cssId(accessory.id)}`,
@@ -337,6 +344,14 @@ function renderAccessory(ctx, home, accessory, byId) {
   };
   ctx.watch(`${accessory.topic}/$reachable`, showReachability);
   showReachability(ctx.store.get(`${accessory.topic}/$reachable`));
+  const lastSeen = h("p", {className: "muted last-seen", dataset: {testid: "last-seen"}});
+  const showLastSeen = (payload) => {
+    lastSeen.dataset.iso = payload ?? "";
+    lastSeen.title = payload ? new Date(payload).toLocaleString() : "";
+    lastSeen.textContent = lastSeenWords(payload) ?? "Not heard from yet";
+  };
+  ctx.watch(`${accessory.topic}/$last-seen`, showLastSeen);
+  showLastSeen(ctx.store.get(`${accessory.topic}/$last-seen`));
   const identifyStatus = statusLine("identify-status", `identify:${accessory.id}`);
   append(article,
     h("header", {className: "accessory-head"},
@@ -344,11 +359,13 @@ function renderAccessory(ctx, home, accessory, byId) {
       h("div", {},
         h("h2", {id: `acc-${cssId(accessory.id)}`, className: "accessory-title", dataset: {testid: "accessory-name"}}, accessory.name),
         h("p", {className: "muted"}, h("span", {dataset: {testid: "category"}}, humanize(accessory.category || "other")),
-          accessory.model ? ` · ${accessory.manufacturer ? accessory.manufacturer + " " : ""}${accessory.model}` : "")),
+          accessory.model ? ` · ${accessory.manufacturer ? accessory.manufacturer + " " : ""}${accessory.model}` : ""),
+        lastSeen),
       reachable),
     bridgeLine(accessory, byId),
     isCamera(accessory) ? snapshotFigure(ctx, home, accessory) : null,
     accessory.services.map((service) => renderService(ctx, service)),
+    controllersSection(ctx, home, accessory),
     h("div", {className: "accessory-foot"},
       h("button", {type: "button", className: "secondary", dataset: {testid: "identify"},
         onclick: () => identify(ctx, home, accessory, identifyStatus)}, "Identify"),
@@ -402,6 +419,45 @@ function bridgeLine(accessory, byId) {
     return h("p", {className: "bridge-line", dataset: {testid: "bridge-of"}}, `Bridge for: ${names.join(", ")}`);
   }
   return null;
+}
+
+/** The controllers a paired HomeKit device knows ($request/accessory/pairings), each with its
+ *  role, and a remove button for each but this gateway's own pairing (a controller that is gone,
+ *  a second Home Assistant). Admins only, on the device's own accessory (a bridge, not what is
+ *  behind it). */
+function controllersSection(ctx, home, accessory) {
+  if (!ctx.admin || !accessory.id.startsWith("hap-") || accessory.bridge) return null;
+  const list = h("ul", {className: "controllers", dataset: {testid: "controllers"}});
+  const status = statusLine("controllers-status", `controllers:${accessory.id}`);
+  const show = (controllers) => list.replaceChildren(...controllers.map((controller) =>
+    h("li", {dataset: {testid: "controller", controller: controller.id}},
+      h("code", {}, controller.id), ` · ${controller.admin ? "admin" : "user"} `,
+      controller.thisGateway ? h("span", {className: "badge", dataset: {testid: "this-gateway"}}, "this gateway")
+        : removeButton(`the pairing of ${controller.id}`, "remove-controller", () => ask(controller.id)))));
+  const ask = async (remove) => {
+    setStatus(status, "pending", remove ? `removing ${remove} from the device…` : "asking the device…");
+    try {
+      const answer = await ctx.commands.request("accessory", "pairings", {home: home.name, accessory: accessory.id, ...(remove ? {remove} : {})}, 20000);
+      if (!answer.ok) {
+        setStatus(status, "error", errorText(answer));
+        return;
+      }
+      const controllers = answer.data?.controllers ?? [];
+      show(controllers);
+      const count = `${controllers.length} controller${controllers.length === 1 ? "" : "s"}`;
+      setStatus(status, "ok", remove ? `removed ${remove}; the device now knows ${count}` : `the device knows ${count}`);
+    } catch (error) {
+      setStatus(status, "error", httpText(error));
+    }
+  };
+  return h("section", {className: "controllers-section", dataset: {testid: "controllers-section"}},
+    h("h3", {}, "Controllers"),
+    h("p", {className: "muted"}, "Every controller this device is paired with: HomeGate, Apple Home, Home Assistant. "
+      + "Remove one that is gone; HomeGate's own pairing is removed with Unpair."),
+    h("button", {type: "button", className: "secondary", dataset: {testid: "list-controllers"}, onclick: () => ask()}, "List controllers"),
+    list, status,
+    mqttDetails(`${accessory.topic}`, mosquittoPub(`${ctx.session.base}/$request/accessory/pairings`, JSON.stringify({accessory: accessory.id})),
+      "MQTT: the device's controllers"));
 }
 
 async function identify(ctx, home, accessory, status) {

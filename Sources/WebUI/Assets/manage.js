@@ -3,7 +3,7 @@
 // The page shows what $layout says afterwards: nothing changes on screen before the gateway
 // republishes the layout.
 
-import {h, mqttDetails, mosquittoPub, statusLine, setStatus, humanize, formatValue} from "./dom.js";
+import {h, mqttDetails, mosquittoPub, statusLine, setStatus, humanize, formatValue, removeButton} from "./dom.js";
 import {errorText} from "./api.js";
 import {httpText, cssId} from "./home.js";
 
@@ -67,24 +67,6 @@ function selectField(id, label, options, testid = undefined) {
   const select = h("select", {id, dataset: testid ? {testid} : {}},
     options.map(([value, text]) => h("option", {value}, text)));
   return {select, element: h("label", {className: "field"}, h("span", {}, label), select)};
-}
-
-/** A remove button in two steps: the first press asks, the second (within 8 s) does it. */
-function removeButton(what, testid, onConfirm) {
-  const button = h("button", {type: "button", className: "danger small", dataset: {testid}, "aria-label": `Remove ${what}`}, "Remove…");
-  let timer = null;
-  button.addEventListener("click", () => {
-    if (!timer) {
-      button.textContent = `Press again to remove ${what}`;
-      timer = setTimeout(() => { timer = null; button.textContent = "Remove…"; }, 8000);
-      return;
-    }
-    clearTimeout(timer);
-    timer = null;
-    button.textContent = "Remove…";
-    onConfirm();
-  });
-  return button;
 }
 
 /** Empties a field after its request succeeded (the view may have been rendered anew meanwhile). */

@@ -151,3 +151,16 @@ export function isActive(service, valueOf) {
   if (service.type === "garage-door-opener") return valueOf(service, "current-door-state") === 0;
   return false;
 }
+
+/** When an accessory was last heard from (its `$last-seen`, ISO 8601 in UTC) in words, as of
+ *  `now`: "just now" within a minute, then minutes, hours and days ago; undefined when the text
+ *  is no date. */
+export function lastSeenWords(iso, now = new Date()) {
+  const when = new Date(iso);
+  if (!iso || Number.isNaN(when.getTime())) return undefined;
+  const seconds = Math.max(0, Math.round((now.getTime() - when.getTime()) / 1000));
+  if (seconds < 60) return "Last seen just now";
+  const [count, unit] = seconds < 3600 ? [Math.floor(seconds / 60), "minute"]
+    : seconds < 86_400 ? [Math.floor(seconds / 3600), "hour"] : [Math.floor(seconds / 86_400), "day"];
+  return `Last seen ${count} ${unit}${count === 1 ? "" : "s"} ago`;
+}

@@ -45,6 +45,14 @@ def dump_of(fixture: str) -> str:
     return json.dumps({"data": {"node": node}})
 
 
+def _die_with_parent():
+    """The server ends with this script, even when the script is SIGKILLed (a test that ends
+    before its clean-up ran): PR_SET_PDEATHSIG."""
+    import ctypes
+
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
+
+
 class Server:
     def __init__(self, port: int, storage: str, fixtures: list[str]):
         self.port = port
@@ -60,7 +68,8 @@ class Server:
         self.process = subprocess.Popen(
             [str(executable), "--storage-path", self.storage, "--port", str(self.port), "--listen-address", "127.0.0.1",
              "--log-level", "debug"],
-            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+            stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+            preexec_fn=_die_with_parent)
         nodes = {}
         for attempt in range(300):
             if self.process.poll() is not None:
