@@ -70,11 +70,10 @@ extension Gateway {
     /// `history/get`: the points of one characteristic in a time range.
     /// - Throws: ``RequestError``: `history-off`, `unknown-request`, `invalid-request`,
     ///   `not-found`, `store-failed`.
-    func historyRequest(_ verb: String, body: [String: JSON]) async throws -> [String: JSON] {
+    func historyRequest(_ request: HistoryRequest) async throws -> [String: JSON] {
         guard configuration.history != nil, storeWriter.hasStore else {
             throw RequestError(code: "history-off", message: "this gateway keeps no history (its configuration has history: {enabled: false})")
         }
-        let request = try HistoryRequest(verb: verb, body: body)
         let range = try request.range(now: Self.milliseconds(configuration.now()))
         let (reference, topic) = try historyCharacteristic(request)
         let found: HistoryRange?

@@ -13,9 +13,9 @@ import Wire
 /// moves the topics (clearing the old retained ones); a device action waits for the device.
 extension Gateway {
     /// Answers one management request; throws ``RequestError`` with the wire code.
-    func managementRequest(object: String, verb: String, body: [String: JSON]) async throws -> [String: JSON] {
+    func managementRequest(_ request: ManagementRequest) async throws -> [String: JSON] {
         let management = Management(homes: homes, map: map, base: base, isPairedDevice: { [driver] in driver.placement(of: $0) != nil })
-        switch try ManagementRequest(object: object, verb: verb, body: body) {
+        switch request {
         case .layout(let change, let home):
             let outcome = try management.apply(change, home: home)
             commit(outcome.homes)

@@ -161,14 +161,37 @@ struct Management {
 
     // MARK: Names and topics
 
-    /// The service or characteristic `name` refers to.
+    /// The service or characteristic `name` refers to: the one resolver of every request
+    /// (management, history, the simulator's controls).
     func resolve(_ name: ManagementRequest.TargetName, _ kind: ManagementRequest.TargetKind, home: String?) throws -> Target {
         switch name {
         case .instance(let accessory, let iid):
             return Target(accessory: accessory, iid: iid, home: home, topic: topic(ofAccessory: accessory, iid: iid, kind))
         case .topic(let text):
             return try resolve(topic: text, kind)
+        case .type(let accessory, let service, let type):
+            let iid = try characteristic(ofType: type, in: service, on: accessory)
+            return Target(accessory: accessory, iid: iid, home: home, topic: topic(ofAccessory: accessory, iid: iid, .characteristic))
         }
+    }
+
+    /// The instance id of the first visible characteristic of `type` on accessory `id`, in
+    /// `service` when given.
+    private func characteristic(ofType type: String, in service: ManagementRequest.ServiceName?, on id: String) throws -> Int {
+        guard let accessory = homes.lazy.flatMap(\.accessories).first(where: { $0.id.rawValue == id }) else {
+            throw RequestError.notFound("no accessory \"\(id)\"")
+        }
+        let candidates = accessory.visibleServices.filter { candidate in
+            switch service {
+            case .iid(let iid)?: candidate.iid == iid
+            case .name(let name)?: candidate.type == name || candidate.name == name
+            case nil: true
+            }
+        }
+        guard let characteristic = candidates.lazy.compactMap({ $0.characteristic(ofType: type) }).first else {
+            throw RequestError.notFound("\(accessory.name) has no characteristic \"\(type)\"")
+        }
+        return characteristic.iid
     }
 
     private func resolve(topic text: String, _ kind: ManagementRequest.TargetKind) throws -> Target {

@@ -99,9 +99,19 @@ enum ManagementRequest: Equatable {
 
     /// A service or characteristic as a request names it: by its topic (any spelling a set
     /// accepts), or by `accessory` and instance id.
+    /// How a request names a service or characteristic: by its topic, by `accessory` and
+    /// instance id, or (the simulator's controls) by its type on an accessory.
     enum TargetName: Equatable {
         case topic(String)
         case instance(accessory: String, iid: Int)
+        /// The first visible characteristic of `type` on `accessory`, in `service` when given.
+        case type(accessory: String, service: ServiceName?, type: String)
+    }
+
+    /// A service named by its instance id, or by its type or name.
+    enum ServiceName: Equatable {
+        case iid(Int)
+        case name(String)
     }
 
     /// `trigger/add`'s fields.
