@@ -104,7 +104,7 @@ let package = Package(
         // Persistence in SQLite through GRDB: layout, accessories' structure, retained-topic ledger.
         .target(
             name: "HomeStore",
-            dependencies: ["HomeModel", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["HomeModel", "Wire", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "Crypto", package: "swift-crypto")]
         ),
         // The AccessoryDriver protocol and the simulator (HomeGate's HomeKit Accessory Simulator).
         .target(name: "Accessories", dependencies: ["HomeModel", "Wire"]),
@@ -134,7 +134,7 @@ let package = Package(
         .target(
             name: "WebUI",
             dependencies: [
-                "MQTT", "HomeGateConfig", "Timing", "WebServer",
+                "MQTT", "HomeGateConfig", "Timing", "WebServer", "Wire",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
@@ -156,6 +156,7 @@ let package = Package(
             name: "HomeGateConfig",
             dependencies: [
                 "MQTT",
+                "Wire",
                 "HomeModel",
                 "Accessories",
                 .product(name: "Logging", package: "swift-log"),
@@ -224,7 +225,7 @@ let package = Package(
         .testTarget(name: "MQTTTests", dependencies: ["MQTT", "TestSupport"]),
         .testTarget(name: "HomeGateConfigTests", dependencies: ["Wire", "HomeGateConfig", "MQTT", "HomeModel", "Accessories"]),
         .testTarget(name: "HomeModelTests", dependencies: ["Wire", "HomeModel"]),
-        .testTarget(name: "HomeStoreTests", dependencies: ["HomeStore", "HomeModel", .product(name: "GRDB", package: "GRDB.swift")]),
+        .testTarget(name: "HomeStoreTests", dependencies: ["HomeStore", "HomeModel", "Wire", .product(name: "GRDB", package: "GRDB.swift")]),
         .testTarget(name: "AccessoriesTests", dependencies: ["Wire", "Accessories", "HomeModel", "TestSupport"]),
         .testTarget(name: "GatewayTests", dependencies: ["Wire", "Gateway", "HAP", "HAPDriver", "HomeModel", "HomeStore", "Accessories", "MQTT", "TestSupport",
                                                         .product(name: "Prometheus", package: "swift-prometheus"),

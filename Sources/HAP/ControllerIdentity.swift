@@ -48,7 +48,7 @@ public struct ControllerIdentity: Sendable, CustomStringConvertible {
 
 /// What the controller knows of an accessory it paired with: the accessory's pairing id (its
 /// device id, `AA:BB:CC:DD:EE:FF`) and its Ed25519 long-term public key.
-public struct AccessoryPairing: Sendable, Hashable, Codable {
+public struct AccessoryPairing: Sendable, Hashable {
     public let pairingID: String
     public let publicKey: [UInt8]
 

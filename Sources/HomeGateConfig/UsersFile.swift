@@ -1,4 +1,5 @@
 import Foundation
+import Wire
 
 /// The users file: who may use the gateway over MQTT, and in which role. `homegate acl` turns it
 /// into a Mosquitto ACL file (see ``mosquittoACL(homeAssistantPrefix:)``); docs/roles.md.
@@ -156,14 +157,16 @@ public struct UsersFile: Sendable, Equatable {
     /// `action-set/execute`, the action-set shortcut and `history/get`.
     public func guestWriteFilters() -> [String] {
         let base = baseTopic
+        let (set, get, execute) = (TopicGrammar.Verb.set.rawValue, TopicGrammar.Verb.get.rawValue, TopicGrammar.Verb.execute.rawValue)
+        let request = "\(base)/\(TopicGrammar.Level.request.rawValue)"
         return [
-            "\(base)/+/+/+/+/+/set",
-            "\(base)/+/+/+/+/+/get",
-            "\(base)/+/$groups/+/+/set",
-            "\(base)/$request/accessory/identify",
-            "\(base)/$request/action-set/execute",
-            "\(base)/+/$action-sets/+/execute",
-            "\(base)/$request/history/get",
+            "\(base)/+/+/+/+/+/\(set)",
+            "\(base)/+/+/+/+/+/\(get)",
+            "\(base)/+/\(TopicGrammar.Level.groups.rawValue)/+/+/\(set)",
+            "\(request)/accessory/identify",
+            "\(request)/action-set/execute",
+            "\(base)/+/\(TopicGrammar.Level.actionSets.rawValue)/+/\(execute)",
+            "\(request)/history/get",
         ]
     }
 

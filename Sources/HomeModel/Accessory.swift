@@ -308,7 +308,7 @@ public struct Characteristic: Sendable, Hashable {
 }
 
 /// HAP accessory categories (the number a HomeKit accessory advertises).
-public enum Category: Int, Sendable, Hashable, Codable, CaseIterable {
+public enum Category: Int, Sendable, Hashable, CaseIterable {
     case other = 1, bridge = 2, fan = 3, garageDoorOpener = 4, lightbulb = 5, doorLock = 6, outlet = 7, `switch` = 8,
          thermostat = 9, sensor = 10, securitySystem = 11, door = 12, window = 13, windowCovering = 14,
          programmableSwitch = 15, rangeExtender = 16, ipCamera = 17, videoDoorbell = 18, airPurifier = 19, heater = 20,

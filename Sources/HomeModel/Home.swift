@@ -62,7 +62,7 @@ public struct Home: Sendable, Hashable {
 }
 
 /// A room of a home.
-public struct Room: Sendable, Hashable, Codable {
+public struct Room: Sendable, Hashable {
     public var id: RoomID
     public var name: String
 
@@ -73,7 +73,7 @@ public struct Room: Sendable, Hashable, Codable {
 }
 
 /// A zone: a group of rooms ("Upstairs"). A room can be in several zones.
-public struct Zone: Sendable, Hashable, Codable {
+public struct Zone: Sendable, Hashable {
     public var id: ZoneID
     public var name: String
     public var roomIDs: [RoomID]
@@ -86,7 +86,7 @@ public struct Zone: Sendable, Hashable, Codable {
 }
 
 /// Services grouped by a person ("Reading Lights"), across accessories.
-public struct ServiceGroup: Sendable, Hashable, Codable {
+public struct ServiceGroup: Sendable, Hashable {
     public var id: ServiceGroupID
     public var name: String
     public var services: [ServiceReference]
@@ -99,7 +99,7 @@ public struct ServiceGroup: Sendable, Hashable, Codable {
 }
 
 /// A service of an accessory, by the accessory's stable id and the service's instance id.
-public struct ServiceReference: Sendable, Hashable, Codable {
+public struct ServiceReference: Sendable, Hashable {
     public var accessoryID: AccessoryID
     public var serviceIID: Int
 
@@ -111,7 +111,7 @@ public struct ServiceReference: Sendable, Hashable, Codable {
 
 /// A characteristic of an accessory, by the accessory's stable id and the characteristic's
 /// instance id (unique within an accessory).
-public struct CharacteristicReference: Sendable, Hashable, Codable, CustomStringConvertible {
+public struct CharacteristicReference: Sendable, Hashable, CustomStringConvertible {
     public var accessoryID: AccessoryID
     public var iid: Int
 
@@ -124,7 +124,7 @@ public struct CharacteristicReference: Sendable, Hashable, Codable, CustomString
 }
 
 /// A scene ("Good Night"): characteristic writes run together.
-public struct ActionSet: Sendable, Hashable, Codable {
+public struct ActionSet: Sendable, Hashable {
     public var id: ActionSetID
     public var name: String
     public var actions: [Action]
@@ -136,7 +136,7 @@ public struct ActionSet: Sendable, Hashable, Codable {
     }
 
     /// One write: this value to that characteristic.
-    public struct Action: Sendable, Hashable, Codable {
+    public struct Action: Sendable, Hashable {
         public var characteristic: CharacteristicReference
         public var value: Value
 
@@ -148,7 +148,7 @@ public struct ActionSet: Sendable, Hashable, Codable {
 }
 
 /// A timer trigger: runs action sets at a date, optionally again and again.
-public struct TimerTrigger: Sendable, Hashable, Codable {
+public struct TimerTrigger: Sendable, Hashable {
     public var id: TriggerID
     public var name: String
     public var fireDate: Date
@@ -172,8 +172,8 @@ public struct TimerTrigger: Sendable, Hashable, Codable {
     }
 
     /// Every `every` `unit`s after the fire date.
-    public struct Recurrence: Sendable, Hashable, Codable {
-        public enum Unit: String, Sendable, Codable, CaseIterable {
+    public struct Recurrence: Sendable, Hashable {
+        public enum Unit: String, Sendable, CaseIterable {
             case minute, hour, day, week
 
             public var seconds: Double {

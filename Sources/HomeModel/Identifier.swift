@@ -1,6 +1,6 @@
 /// A stable identifier of a `Kind` of object: a string that never changes for the object's life,
 /// whatever it is renamed to or moved into.
-public struct Identifier<Kind>: Hashable, Sendable, Codable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
+public struct Identifier<Kind>: Hashable, Sendable, Comparable, CustomStringConvertible, ExpressibleByStringLiteral {
     public let rawValue: String
 
     public init(_ rawValue: String) {
@@ -9,15 +9,6 @@ public struct Identifier<Kind>: Hashable, Sendable, Codable, Comparable, CustomS
 
     public init(stringLiteral value: String) {
         self.rawValue = value
-    }
-
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
     }
 
     public var description: String { rawValue }

@@ -5,7 +5,7 @@ import Wire
 ///
 /// `bool`; `int` (HAP `int`); `uint` (HAP `uint8` ... `uint64`); `float`; `string`; `data`
 /// (HAP `data` and `tlv8`, written as base64 in JSON).
-public enum Value: Sendable, Hashable, Codable, CustomStringConvertible {
+public enum Value: Sendable, Hashable, CustomStringConvertible {
     case bool(Bool)
     case int(Int64)
     case uint(UInt64)
@@ -54,43 +54,5 @@ public enum Value: Sendable, Hashable, Codable, CustomStringConvertible {
     /// Shortest text that reads back as the same number; whole numbers without a fraction.
     public static func format(_ value: Double) -> String {
         JSON.text(of: value)
-    }
-}
-
-extension Value {
-    private enum CodingKeys: String, CodingKey {
-        case bool, int, uint, float, string, data
-    }
-
-    /// Stored as `{"<kind>": <value>}` (`{"int": 40}`, `{"data": "AAEC"}`), so the kind survives.
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        guard let key = container.allKeys.first else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "a value needs one of bool, int, uint, float, string, data"))
-        }
-        switch key {
-        case .bool: self = .bool(try container.decode(Bool.self, forKey: key))
-        case .int: self = .int(try container.decode(Int64.self, forKey: key))
-        case .uint: self = .uint(try container.decode(UInt64.self, forKey: key))
-        case .float: self = .float(try container.decode(Double.self, forKey: key))
-        case .string: self = .string(try container.decode(String.self, forKey: key))
-        case .data:
-            guard let data = Data(base64Encoded: try container.decode(String.self, forKey: key)) else {
-                throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "not base64")
-            }
-            self = .data(Array(data))
-        }
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        switch self {
-        case .bool(let value): try container.encode(value, forKey: .bool)
-        case .int(let value): try container.encode(value, forKey: .int)
-        case .uint(let value): try container.encode(value, forKey: .uint)
-        case .float(let value): try container.encode(value, forKey: .float)
-        case .string(let value): try container.encode(value, forKey: .string)
-        case .data(let bytes): try container.encode(Data(bytes).base64EncodedString(), forKey: .data)
-        }
     }
 }

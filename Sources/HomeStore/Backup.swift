@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Wire
 
 /// A HomeGate backup: the store's database (copied with SQLite's online backup), the other files
 /// of the data directory, and optionally the configuration file, in one self-checking file.
@@ -23,7 +24,7 @@ import Foundation
 public struct Backup: Sendable, Equatable {
     /// One file in the backup.
     public struct Entry: Sendable, Equatable {
-        public enum Kind: String, Sendable, Codable {
+        public enum Kind: String, Sendable {
             /// The store's database (`homegate.sqlite`), a consistent copy.
             case database
             /// Another file of the data directory.
@@ -76,8 +77,9 @@ public struct Backup: Sendable, Equatable {
 
     // MARK: Encoding
 
-    struct Manifest: Codable {
-        struct Item: Codable {
+    /// The manifest: JSON, keys sorted, written and read through ``Wire/JSON``.
+    struct Manifest {
+        struct Item {
             var kind: Entry.Kind
             var name: String
             var size: Int
@@ -85,6 +87,22 @@ public struct Backup: Sendable, Equatable {
             var mode: String
             /// Lower-case hex.
             var sha256: String
+
+            var json: JSON {
+                ["kind": .string(kind.rawValue), "name": .string(name), "size": .int(size), "mode": .string(mode), "sha256": .string(sha256)]
+            }
+
+            init(kind: Entry.Kind, name: String, size: Int, mode: String, sha256: String) {
+                (self.kind, self.name, self.size, self.mode, self.sha256) = (kind, name, size, mode, sha256)
+            }
+
+            init(json: JSON) throws(ModelJSON.Failure) {
+                let fields = try ModelJSON.object(json, "an entry")
+                let kind = try ModelJSON.string(fields["kind"], "an entry's kind")
+                guard let known = Entry.Kind(rawValue: kind) else { throw ModelJSON.Failure(description: "an entry's kind \"\(kind)\" is unknown") }
+                self.init(kind: known, name: try ModelJSON.string(fields["name"], "an entry's name"), size: try ModelJSON.int(fields["size"], "an entry's size"),
+                          mode: try ModelJSON.string(fields["mode"], "an entry's mode"), sha256: try ModelJSON.string(fields["sha256"], "an entry's sha256"))
+            }
         }
 
         var format: String
@@ -93,6 +111,23 @@ public struct Backup: Sendable, Equatable {
         var source: String
         var hasConfiguration: Bool
         var entries: [Item]
+
+        var json: JSON {
+            ["format": .string(format), "created": .string(created), "homegate": .string(homegate), "source": .string(source),
+             "hasConfiguration": .bool(hasConfiguration), "entries": .array(entries.map(\.json))]
+        }
+
+        init(format: String, created: String, homegate: String, source: String, hasConfiguration: Bool, entries: [Item]) {
+            (self.format, self.created, self.homegate, self.source, self.hasConfiguration, self.entries) = (format, created, homegate, source, hasConfiguration, entries)
+        }
+
+        init(bytes: [UInt8]) throws(ModelJSON.Failure) {
+            let fields = try ModelJSON.object(try ModelJSON.parse(bytes, "the manifest"), "the manifest")
+            self.init(format: try ModelJSON.string(fields["format"], "format"), created: try ModelJSON.string(fields["created"], "created"),
+                      homegate: try ModelJSON.string(fields["homegate"], "homegate"), source: try ModelJSON.string(fields["source"], "source"),
+                      hasConfiguration: try ModelJSON.bool(fields["hasConfiguration"], "hasConfiguration"),
+                      entries: try ModelJSON.list(fields["entries"], "entries") { json throws(ModelJSON.Failure) in try Item(json: json) })
+        }
     }
 
     /// The file's bytes.
@@ -106,10 +141,7 @@ public struct Backup: Sendable, Equatable {
                               sha256: Self.hex(SHA256.hash(data: entry.contents)))
             }
         )
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        // Encoding plain strings, numbers and arrays cannot fail.
-        let json = [UInt8]((try? encoder.encode(manifest)) ?? Data())
+        let json = manifest.json.encoded()
         var bytes = Self.magic
         bytes.reserveCapacity(Self.headerSize + json.count + entries.reduce(0) { $0 + $1.contents.count })
         Self.append(Self.formatVersion, to: &bytes)
@@ -149,7 +181,7 @@ public struct Backup: Sendable, Equatable {
         }
         let manifest: Manifest
         do {
-            manifest = try JSONDecoder().decode(Manifest.self, from: Data(json))
+            manifest = try Manifest(bytes: json)
         } catch {
             throw BackupError(.invalid, file: file, "the manifest does not decode: \(error)")
         }

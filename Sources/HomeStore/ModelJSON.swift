@@ -3,10 +3,11 @@ import HomeModel
 import Wire
 
 /// The model as JSON, written and read by hand through ``Wire/JSON``: the store's list columns and
-/// the last applied configuration. The shape is exactly what the model's synthesized `Codable`
-/// writes (property names as keys, missing optionals left out, `Value` as `{"<kind>": ...}`,
-/// dates as seconds since 2001), so every store written before reads the same; it is many times
-/// faster than Foundation's encoder for a home of thousands of accessories.
+/// the last applied configuration, the one way the model is JSON. The shape is the one the
+/// model's synthesized `Codable` wrote before this replaced it (property names as keys, missing
+/// optionals left out, `Value` as `{"<kind>": ...}`, dates as seconds since 2001), so every store
+/// written before reads the same; it is many times faster than Foundation's encoder for a home
+/// of thousands of accessories.
 enum ModelJSON {
     /// A value that does not fit the model: what was expected where.
     struct Failure: Error, CustomStringConvertible {
@@ -84,7 +85,7 @@ enum ModelJSON {
 }
 
 extension JSON {
-    /// Sets `key` only when there is a value (synthesized `Codable` leaves nil optionals out).
+    /// Sets `key` only when there is a value (nil optionals are left out, as the stores of before have them).
     fileprivate mutating func setIfPresent(_ key: String, _ value: JSON?) {
         guard let value, case .object(var members) = self else { return }
         members[key] = value

@@ -26,7 +26,7 @@ extension Endpoints {
             ], body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
         case .failure(let refusal):
             logger.error("web page: a backup failed: \(refusal.message)")
-            return Self.json(.internalServerError, ["error": refusal.code.rawValue, "message": refusal.message])
+            return Self.json(.internalServerError, ["error": .string(refusal.code.rawValue), "message": .string(refusal.message)])
         }
     }
 
@@ -45,7 +45,7 @@ extension Endpoints {
         switch await maintenance.restore(Array(buffer.readableBytesView)) {
         case .success(let summary):
             logger.notice("web page: \(session.user ?? "the page") restored a backup: \(summary); the gateway restarts")
-            return Self.json(.accepted, ["ok": true, "message": summary])
+            return Self.json(.accepted, ["ok": true, "message": .string(summary)])
         case .failure(let refusal):
             logger.notice("web page: a restore by \(session.user ?? "the page") was refused: \(refusal.message)")
             let status: HTTPResponse.Status = switch refusal.code {
@@ -53,7 +53,7 @@ extension Endpoints {
             case .busy: .conflict
             case .unavailable: .internalServerError
             }
-            return Self.json(status, ["error": refusal.code.rawValue, "message": refusal.message])
+            return Self.json(status, ["error": .string(refusal.code.rawValue), "message": .string(refusal.message)])
         }
     }
 

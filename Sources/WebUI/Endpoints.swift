@@ -8,6 +8,7 @@ import Logging
 import MQTT
 import NIOCore
 import Timing
+import Wire
 
 /// The web page's HTTP side (docs/web.md): the assets, `/api/session`, `/api/login`,
 /// `/api/logout`, `/api/publish`, `/api/backup`, `/api/restore`, and the `/ws` WebSocket. Every request is checked here: the
@@ -59,7 +60,7 @@ struct Endpoints: Sendable {
     private func login(_ request: Request) async -> Response {
         guard originMatches(request) else { return Self.forbidden("the request comes from another site") }
         guard let signIn else { return Self.json(.badRequest, ["error": "invalid-request", "message": "this gateway's page needs no sign-in"]) }
-        guard let body = await Self.jsonObject(request), let user = body["user"] as? String, let password = body["password"] as? String else {
+        guard let body = await Self.jsonObject(request), let user = body["user"]?.string, let password = body["password"]?.string else {
             return Self.json(.badRequest, ["error": "invalid-request", "message": "send {\"user\": ..., \"password\": ...}"])
         }
         switch await signIn.check(user: user, password: password) {
@@ -97,7 +98,7 @@ struct Endpoints: Sendable {
             return Self.json(.unauthorized, ["error": "login-required", "message": "sign in first"])
         }
         if let refusal = changeRefusal(request, session) { return refusal }
-        guard let body = await Self.jsonObject(request), let topicText = body["topic"] as? String, let payload = body["payload"] as? String else {
+        guard let body = await Self.jsonObject(request), let topicText = body["topic"]?.string, let payload = body["payload"]?.string else {
             return Self.json(.badRequest, ["error": "invalid-request", "message": "send {\"topic\": ..., \"payload\": ...} (payload as text)"])
         }
         let topic: TopicName
@@ -157,24 +158,24 @@ struct Endpoints: Sendable {
     }
 
     private static func sessionResponse(_ session: Sessions.Session, base: String, login: Bool, backup: Bool) -> Response {
-        json(.ok, ["user": session.user ?? NSNull(), "role": session.role.rawValue, "csrf": session.csrf, "base": base, "login": login,
-                   "backup": backup])
+        json(.ok, ["user": session.user.map(JSON.string) ?? .null, "role": .string(session.role.rawValue), "csrf": .string(session.csrf),
+                   "base": .string(base), "login": .bool(login), "backup": .bool(backup),
+                   "topics": TopicGrammar.json])
     }
 
     static func forbidden(_ message: String) -> Response {
-        json(.forbidden, ["error": "forbidden", "message": message])
+        json(.forbidden, ["error": "forbidden", "message": .string(message)])
     }
 
-    static func json(_ status: HTTPResponse.Status, _ object: [String: Any]) -> Response {
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return Response(status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
-                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    static func json(_ status: HTTPResponse.Status, _ object: [String: JSON]) -> Response {
+        Response(status: status, headers: [.contentType: "application/json", .cacheControl: "no-store"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: JSON.object(object).encoded())))
     }
 
     /// The request's body as a JSON object, or nil (too big, not JSON, not an object).
-    static func jsonObject(_ request: Request) async -> [String: Any]? {
+    static func jsonObject(_ request: Request) async -> [String: JSON]? {
         guard let buffer = try? await request.body.collect(upTo: bodyLimit) else { return nil }
-        return (try? JSONSerialization.jsonObject(with: Data(buffer.readableBytesView))) as? [String: Any]
+        return (try? JSON.parse(Array(buffer.readableBytesView)))?.object
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MQTT
+import Wire
 
 /// What the web page sees of the broker: its own MQTT connection (the gateway's account, client id
 /// `<gateway's>-ui`) subscribed to `<base>/#`. It keeps a copy of every retained message under the
@@ -171,40 +172,15 @@ public actor LiveFeed {
     }
 }
 
-/// The JSON text frames the server sends a page (docs/web.md).
+/// The JSON text frames the server sends a page (docs/web.md), written by the one JSON writer.
 enum Frame {
     static func message(topic: String, payload: String, retained: Bool) -> String {
-        "{\"type\":\"message\",\"topic\":\(quoted(topic)),\"payload\":\(quoted(payload)),\"retained\":\(retained)}"
+        JSON.object(["type": "message", "topic": .string(topic), "payload": .string(payload), "retained": .bool(retained)]).text
     }
 
     static func broker(connected: Bool) -> String {
-        "{\"type\":\"broker\",\"connected\":\(connected)}"
+        JSON.object(["type": "broker", "connected": .bool(connected)]).text
     }
 
-    static let synced = "{\"type\":\"synced\"}"
-
-    /// A JSON string literal.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        out.reserveCapacity(text.utf8.count + 2)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case "\u{2028}": out += "\\u2028"
-            case "\u{2029}": out += "\\u2029"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out + "\""
-    }
+    static let synced = JSON.object(["type": "synced"]).text
 }

@@ -1,5 +1,6 @@
 import HomeGateConfig
 import MQTT
+import Wire
 
 /// Where the page may publish for a role: a guest exactly where the broker's ACL lets a guest
 /// write (``UsersFile/guestWriteFilters()``, docs/roles.md); an admin also every other command
@@ -15,7 +16,7 @@ struct PublishRules: Sendable {
         let users = UsersFile(baseTopic: baseTopic, gatewayUser: "homegate", users: [])
         // Built from a checked base topic: every filter is valid.
         guestFilters = users.guestWriteFilters().map { try! TopicFilter($0) } // swiftlint:disable:this force_try
-        requestFilter = try! TopicFilter(baseTopic + "/$request/+/+") // swiftlint:disable:this force_try
+        requestFilter = try! TopicFilter("\(baseTopic)/\(TopicGrammar.Level.request.rawValue)/+/+") // swiftlint:disable:this force_try
     }
 
     /// Why `role` may not publish on `topic`, in words; nil if it may.
@@ -29,8 +30,8 @@ struct PublishRules: Sendable {
             return "a guest may set and get characteristics, identify accessories and execute action sets, not publish on \(topic)"
         case .admin:
             if requestFilter.matches(topic) { return nil }
-            let last = topic.string.split(separator: "/").last ?? ""
-            if ["set", "get", "execute"].contains(last) { return nil }
+            let last = topic.string.split(separator: "/").last.map(String.init) ?? ""
+            if TopicGrammar.Verb(rawValue: last) != nil { return nil }
             return "the page publishes commands only: a .../set, .../get or .../execute topic, or \(baseTopic)/$request/<object>/<verb>"
         }
     }

@@ -3,7 +3,7 @@
 ///
 /// One table for the whole gateway: the HAP client reads them off the wire, the home model
 /// refuses values with them, the drivers fail with them and the engine acknowledges with them.
-public enum HAPStatus: Int, Sendable, CaseIterable, Codable, CustomStringConvertible {
+public enum HAPStatus: Int, Sendable, CaseIterable, CustomStringConvertible {
     /// The request succeeded.
     case success = 0
     /// The request was denied for insufficient privileges (an admin pairing is needed).

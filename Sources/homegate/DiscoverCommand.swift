@@ -3,6 +3,7 @@ import ArgumentParser
 import Foundation
 import HAP
 import HomeModel
+import Wire
 
 /// `homegate discover [--timeout SECONDS] [--json]`: lists the HomeKit accessories that answer an
 /// mDNS browse for `_hap._tcp.local`.
@@ -95,31 +96,26 @@ enum DiscoveryListing {
     /// `id` (its mDNS instance name), `model` (vendor and product id, discriminator), `paired`
     /// (false), `host`, `port`, `transport` (`matter`).
     static func jsonLine(_ device: FoundAccessory) -> String {
-        let object: [String: Any] = ["name": device.name, "id": device.deviceID, "model": device.model, "paired": false, "host": device.host,
-                                     "port": device.port, "transport": device.transport]
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+        JSON.object(["name": .string(device.name), "id": .string(device.deviceID), "model": .string(device.model), "paired": false,
+                     "host": .string(device.host), "port": .int(device.port), "transport": .string(device.transport)]).text
     }
 
     /// One accessory as a JSON object on one line, keys sorted: `name`, `id`, `model`,
     /// `category` (the number or null), `category_name` (or null), `paired`, `host`, `port`,
     /// `config_number` (or null), `transport` (`ip` or `coap`) and `txt` (every TXT entry).
     static func jsonLine(_ accessory: DiscoveredAccessory) -> String {
-        let object: [String: Any] = [
-            "name": accessory.name,
-            "id": accessory.deviceID,
-            "model": accessory.model,
-            "category": accessory.categoryIdentifier.map { $0 as Any } ?? NSNull(),
-            "category_name": accessory.categoryIdentifier.flatMap { HomeModel.Category(rawValue: $0)?.name }.map { $0 as Any } ?? NSNull(),
-            "paired": accessory.isPaired,
-            "host": accessory.host,
-            "port": accessory.port,
-            "transport": accessory.transport.rawValue,
-            "config_number": accessory.configurationNumber.map { $0 as Any } ?? NSNull(),
-            "txt": accessory.txt,
-        ]
-        // Strings, numbers, booleans, nulls and a dictionary of strings always serialise.
-        let data = (try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
+        JSON.object([
+            "name": .string(accessory.name),
+            "id": .string(accessory.deviceID),
+            "model": .string(accessory.model),
+            "category": accessory.categoryIdentifier.map(JSON.int) ?? .null,
+            "category_name": accessory.categoryIdentifier.flatMap { HomeModel.Category(rawValue: $0)?.name }.map(JSON.string) ?? .null,
+            "paired": .bool(accessory.isPaired),
+            "host": .string(accessory.host),
+            "port": .int(accessory.port),
+            "transport": .string(accessory.transport.rawValue),
+            "config_number": accessory.configurationNumber.map(JSON.int) ?? .null,
+            "txt": .object(accessory.txt.mapValues(JSON.string)),
+        ]).text
     }
 }

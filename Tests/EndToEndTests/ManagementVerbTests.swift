@@ -102,12 +102,17 @@ import Wire
         layout = try await Self.layout(fixture) { Self.home($0, "Beach House")["primary"] as? Bool == true }
         #expect(Self.home(layout, "Demo Home")["primary"] as? Bool == false)
         // The parts came before the index that names them: a client reading in order never
-        // pairs the new index with an old home part.
-        let order = fixture.watcher.inbox.all.map(\.topic.string)
-        let lastIndex = try #require(order.lastIndex(of: "homegate/$layout"))
-        for home in layout["homes"] as? [JSON] ?? [] {
-            let part = "homegate/$layout" + (try #require(home["topic"] as? String)).dropFirst("homegate".count)
-            #expect(order.lastIndex(of: part).map { $0 < lastIndex } == true, "\(part) after the index: \(order.filter { $0.hasPrefix("homegate/$layout") })")
+        // pairs the new index with an old home part. (The watcher may see the last messages
+        // after the read above: it waits until every home's part is followed by an index; were
+        // an index sent before its parts, none would follow them and the wait would fail.)
+        let parts = try (layout["homes"] as? [JSON] ?? []).map { home in
+            "homegate/$layout" + (try #require(home["topic"] as? String)).dropFirst("homegate".count)
+        }
+        #expect(!parts.isEmpty)
+        _ = try await fixture.watcher.inbox.wait(for: "an index after every home's part") { messages -> Bool? in
+            let order = messages.map(\.topic.string)
+            guard let lastIndex = order.lastIndex(of: "homegate/$layout") else { return nil }
+            return parts.allSatisfy { part in order.lastIndex(of: part).map { $0 < lastIndex } == true } ? true : nil
         }
 
         let before = Self.canonical(Self.homesPart(layout))

@@ -124,6 +124,9 @@ import TestSupport
         #expect(session.status == 200)
         #expect(session.json["role"] as? String == "admin")
         #expect(session.json["login"] as? Bool == false)
+        // The topic grammar comes with the session: the page's scripts spell no level or verb.
+        let topics = try #require(session.json["topics"] as? [String: Any], "\(session.json)")
+        #expect((topics["levels"] as? [String: String])?["request"] == "$request" && (topics["verbs"] as? [String: String])?["set"] == "set", "\(topics)")
         let cookie = try #require(session.headers["set-cookie"])
         #expect(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict") && !cookie.contains("Secure"), "\(cookie)")
         let set = #"{"topic": "\#(Self.lamp)/set", "payload": "{\"value\": true, \"id\": \"page-1\"}"}"#

@@ -256,14 +256,4 @@ struct TriggerScheduleTests {
         let once = Self.schedule.armed(Self.trigger(Self.t0), at: now)
         #expect(once.map { Self.schedule.decide($0, now: now) } == .idle)
     }
-
-    // MARK: The model
-
-    @Test("a trigger stored before last fire dates existed decodes with none")
-    func decodesWithoutLastFireDate() throws {
-        let json = #"{"id":"t","name":"T","fireDate":0,"actionSetIDs":["a"],"isEnabled":true}"#
-        let trigger = try JSONDecoder().decode(TimerTrigger.self, from: Data(json.utf8))
-        #expect(trigger.lastFireDate == nil)
-        #expect(trigger == TimerTrigger(id: "t", name: "T", fireDate: Date(timeIntervalSinceReferenceDate: 0), actionSetIDs: ["a"]))
-    }
 }

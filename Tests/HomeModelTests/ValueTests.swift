@@ -484,35 +484,4 @@ struct ValueTests {
         #expect(Value.string("3").number == nil)
         #expect(Value.data([3]).number == nil)
     }
-
-    // MARK: Codable
-
-    @Test("every kind survives a Codable round trip", arguments: [
-        Value.bool(true), .bool(false), .int(0), .int(-42), .int(Int64.max), .int(Int64.min), .uint(0), .uint(UInt64.max),
-        .float(21.5), .float(0.1), .float(-1e-9), .float(1e300), .string(""), .string("Küche \"💡\"\n"), .data([]), .data([0, 1, 2, 255]),
-        .data(Array(0...255)),
-    ])
-    func codable(_ value: Value) throws {
-        let encoded = try JSONEncoder().encode(value)
-        #expect(try JSONDecoder().decode(Value.self, from: encoded) == value)
-    }
-
-    @Test("the stored form names the kind")
-    func storedForm() throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        #expect(String(decoding: try encoder.encode(Value.int(40)), as: UTF8.self) == "{\"int\":40}")
-        #expect(String(decoding: try encoder.encode(Value.uint(40)), as: UTF8.self) == "{\"uint\":40}")
-        #expect(String(decoding: try encoder.encode(Value.data([0, 1, 2])), as: UTF8.self) == "{\"data\":\"AAEC\"}")
-        #expect(String(decoding: try encoder.encode(Value.bool(true)), as: UTF8.self) == "{\"bool\":true}")
-        #expect(try JSONDecoder().decode(Value.self, from: Data("{\"float\": 20}".utf8)) == .float(20))
-        #expect(try JSONDecoder().decode([Value].self, from: Data("[{\"int\": 1}, {\"string\": \"a\"}]".utf8)) == [.int(1), .string("a")])
-    }
-
-    @Test("malformed stored values are refused", arguments: ["{}", "{\"data\": \"***\"}", "{\"int\": \"x\"}", "{\"colour\": 1}", "42", "{\"uint\": -1}"])
-    func storedRefused(_ json: String) {
-        #expect(throws: (any Error).self) {
-            try JSONDecoder().decode(Value.self, from: Data(json.utf8))
-        }
-    }
 }

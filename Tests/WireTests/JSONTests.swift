@@ -85,3 +85,14 @@ struct HAPStatusTests {
         #expect(Set(HAPStatus.allCases.map(\.name)).count == 13)
     }
 }
+
+/// The topic grammar as the page gets it: every reserved level and verb by its key.
+@Suite("topic grammar")
+struct TopicGrammarTests {
+    @Test("served as data: levels and verbs by key, the result level and the shortcuts")
+    func asData() throws {
+        #expect(TopicGrammar.json.text == #"{"levels":{"actionSets":"$action-sets","browser":"$browser","events":"$events","groups":"$groups","#
+            + #""layout":"$layout","request":"$request","response":"$response","sync":"$sync","zones":"$zones"},"result":"result","#
+            + #""shortcuts":["$action-sets","$groups","$zones"],"verbs":{"execute":"execute","get":"get","set":"set"}}"#)
+    }
+}

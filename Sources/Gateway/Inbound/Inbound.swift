@@ -94,7 +94,8 @@ enum Inbound: Sendable {
     }
 }
 
-/// Reads inbound messages into ``Inbound``: the topic grammar of `docs/mqtt-api.md` in one place.
+/// Reads inbound messages into ``Inbound`` by the topic grammar of `docs/mqtt-api.md`
+/// (``TopicGrammar``, defined once for the engine, the ACL and the page).
 struct InboundCodec: Sendable {
     /// The base topic's text.
     let base: String
@@ -109,35 +110,38 @@ struct InboundCodec: Sendable {
         }
         let levels = topic.utf8.dropFirst(base.utf8.count + 1).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
             .map { Substring($0) }
-        switch levels[0] {
-        case "$sync":
+        if levels[0] == Level.sync.rawValue {
             return levels.count == 2 ? .syncMarker(String(levels[1])) : .state
-        case "$request":
+        }
+        if levels[0] == Level.request.rawValue {
             guard levels.count >= 2 else { return .state }
             let body = JSON.body(message.payload)
             let rest = levels.dropFirst()
             return .request(Inbound.Request(object: String(rest.first ?? ""), verb: rest.count == 2 ? String(rest.last ?? "") : "",
                                             path: rest.joined(separator: "/"), body: body))
-        default:
-            break
         }
-        if levels.count >= 2, levels[1] == "$action-sets" || levels[1] == "$groups" || levels[1] == "$zones" {
-            guard let verb = levels.last, verb == "execute" || verb == "set" else { return .state }
+        if levels.count >= 2, TopicGrammar.shortcuts.contains(where: { levels[1] == $0.rawValue }) {
+            guard let verb = levels.last, verb == Verb.execute.rawValue || verb == Verb.set.rawValue else { return .state }
             return .shortcut(Inbound.Shortcut(home: levels[0], target: shortcutTarget(levels), body: Inbound.Body(message.payload)))
         }
         switch levels.last {
-        case "set": return .command(Inbound.Command(verb: .set, path: Array(levels.dropLast()), body: Inbound.Body(message.payload)))
-        case "get": return .command(Inbound.Command(verb: .get, path: Array(levels.dropLast()), body: Inbound.Body(message.payload)))
+        case Verb.set.rawValue?: return .command(Inbound.Command(verb: .set, path: Array(levels.dropLast()), body: Inbound.Body(message.payload)))
+        case Verb.get.rawValue?: return .command(Inbound.Command(verb: .get, path: Array(levels.dropLast()), body: Inbound.Body(message.payload)))
         default: return .state
         }
     }
 
+    private typealias Level = TopicGrammar.Level
+    private typealias Verb = TopicGrammar.Verb
+
     private func shortcutTarget(_ levels: [Substring]) -> Inbound.Shortcut.Target {
-        switch (levels[1], levels.count, levels.last) {
-        case ("$action-sets", 4, "execute"): .actionSet(name: levels[2])
-        case ("$groups", 5, "set"): .group(name: levels[2], characteristic: String(levels[3]))
-        case ("$zones", 6, "set"): .zone(name: levels[2], serviceType: String(levels[3]), characteristic: String(levels[4]))
-        default: .malformed(path: levels.joined(separator: "/"))
+        let kind = Level(rawValue: String(levels[1]))
+        let verb = levels.last.flatMap { Verb(rawValue: String($0)) }
+        switch (kind, levels.count, verb) {
+        case (.actionSets?, 4, .execute?): return .actionSet(name: levels[2])
+        case (.groups?, 5, .set?): return .group(name: levels[2], characteristic: String(levels[3]))
+        case (.zones?, 6, .set?): return .zone(name: levels[2], serviceType: String(levels[3]), characteristic: String(levels[4]))
+        default: return .malformed(path: levels.joined(separator: "/"))
         }
     }
 }

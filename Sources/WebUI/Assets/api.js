@@ -1,6 +1,7 @@
 // The gateway's HTTP API (same origin) and the bookkeeping of what the page sent: writes and
 // reads correlated by their "id" with <topic>/set/result and <topic>/get/result, requests by their
 // "transaction" with <base>/$response/<object>/<verb> (docs/mqtt-api.md sections 3, 4 and 7).
+import {commandTopic, requestTopic, responsePrefix, isAcknowledgement} from "./topics.js";
 
 export class HttpError extends Error {
   constructor(status, body) {
@@ -58,12 +59,12 @@ export class Commands {
   /** Publishes {"value": v, "id"} to <topic>/set and resolves with the acknowledgement
    *  ({ok, ms, value} or {ok: false, error, message}); `onSent` runs once the server took it. */
   write(topic, value, onSent) {
-    return this.command(`${topic}/set`, {value}, onSent);
+    return this.command(commandTopic(topic, "set"), {value}, onSent);
   }
 
   /** Publishes {"id"} to <topic>/get: the device is read now; resolves with the acknowledgement. */
   read(topic, onSent) {
-    return this.command(`${topic}/get`, {}, onSent);
+    return this.command(commandTopic(topic, "get"), {}, onSent);
   }
 
   /** Runs an action set through its shortcut topic (guests may): one aggregated acknowledgement. */
@@ -90,7 +91,7 @@ export class Commands {
     const transaction = uniqueId();
     const answer = this.expect(transaction, timeoutMs);
     try {
-      await this.publish(`${this.session.base}/$request/${object}/${verb}`, JSON.stringify({...body, transaction}));
+      await this.publish(requestTopic(this.session.base, object, verb), JSON.stringify({...body, transaction}));
     } catch (error) {
       this.forget(transaction);
       throw error;
@@ -119,9 +120,10 @@ export class Commands {
     let answer;
     try { answer = JSON.parse(payload); } catch { return; }
     if (!answer || typeof answer !== "object") return;
-    const key = topic.startsWith(`${this.session.base}/$response/`) ? answer.transaction : answer.id;
+    const isAnswer = topic.startsWith(responsePrefix(this.session.base));
+    const key = isAnswer ? answer.transaction : answer.id;
     if (typeof key !== "string" || !this.pending.has(key)) return;
-    if (!/\/result$/.test(topic) && !topic.startsWith(`${this.session.base}/$response/`)) return;
+    if (!isAcknowledgement(topic) && !isAnswer) return;
     const {resolve, timer} = this.pending.get(key);
     clearTimeout(timer);
     this.pending.delete(key);

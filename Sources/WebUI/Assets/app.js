@@ -11,6 +11,7 @@ import {renderPairing} from "./pairing.js";
 import {renderManage} from "./manage.js";
 import {backupSection, showRestoreBanner, RESTORING} from "./backup.js";
 import {forgetHistory} from "./history.js";
+import {useGrammar} from "./topics.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -107,6 +108,7 @@ async function logout() {
 function start(session) {
   const firstStart = !state.session || state.session.base !== session.base || state.session.user !== session.user;
   state.session = session;
+  useGrammar(session.topics);
   if (!state.commands) state.commands = new Commands(session, null);
   state.commands.session = session;
   if (firstStart) state.log = new Log(session.base);

@@ -7,6 +7,7 @@
 import {h, statusLine, setStatus} from "./dom.js";
 import {errorText} from "./api.js";
 import {characteristicOf, THERMOSTAT_MODES} from "./tiles.js";
+import {commandTopic} from "./topics.js";
 
 // The wheel's geometry (pure; checked by Tests/WebUI/tiles_test.mjs) ------------------------------
 
@@ -69,7 +70,7 @@ async function send(ctx, statusOf, topic, body, words) {
   setStatus(status, "pending", `pending: sending ${words}`);
   const started = performance.now();
   try {
-    const answer = await ctx.commands.command(`${topic}/set`, body, () => setStatus(status, "pending", `pending: ${words} sent, waiting for the device`));
+    const answer = await ctx.commands.command(commandTopic(topic, "set"), body, () => setStatus(status, "pending", `pending: ${words} sent, waiting for the device`));
     // A service-level set's acknowledgement has no "ms" (one result per characteristic): the
     // page's own round trip then.
     const ms = answer.ms ?? Math.round((performance.now() - started) * 10) / 10;

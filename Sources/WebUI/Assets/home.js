@@ -11,6 +11,7 @@ import {HttpError, errorText} from "./api.js";
 import {mainService, stateWords, primaryAction, isActive, isSensor, characteristicOf, lastSeenWords} from "./tiles.js";
 import {fittedControls} from "./controls.js";
 import {chartSvg, sparklineSvg, fetchHistory, withLiveValue, chartStart} from "./history.js";
+import {actionSetTopic, commandTopic, requestTopic} from "./topics.js";
 
 const UNITS = {percentage: "%", celsius: "°C", fahrenheit: "°F", arcdegrees: "°", lux: "lx", seconds: "s"};
 const NUMERIC = new Set(["int", "float", "uint8", "uint16", "uint32", "uint64"]);
@@ -57,7 +58,7 @@ function actionSets(ctx, home) {
     h("h2", {id: "scenes-title"}, "Action sets"),
     h("ul", {className: "plain"}, home.actionSets.map((set) => {
       const status = statusLine("execute-status", `execute:${home.id}:${set.id}`);
-      const topic = `${home.topic}/$action-sets/${set.id}/execute`;
+      const topic = actionSetTopic(home.topic, set.id);
       return h("li", {className: "scene", dataset: {testid: "scene", name: set.name}},
         h("button", {type: "button", className: "secondary", dataset: {testid: "execute"}, "aria-label": `Execute ${set.name}`,
           onclick: () => executeSet(ctx, home, set, status)}, set.name),
@@ -370,7 +371,7 @@ function renderAccessory(ctx, home, accessory, byId) {
       h("button", {type: "button", className: "secondary", dataset: {testid: "identify"},
         onclick: () => identify(ctx, home, accessory, identifyStatus)}, "Identify"),
       identifyStatus,
-      mqttDetails(`${accessory.topic}`, mosquittoPub(`${ctx.session.base}/$request/accessory/identify`, JSON.stringify({accessory: accessory.id})),
+      mqttDetails(`${accessory.topic}`, mosquittoPub(requestTopic(ctx.session.base, "accessory", "identify"), JSON.stringify({accessory: accessory.id})),
         "MQTT: the accessory, identify")));
   return article;
 }
@@ -456,7 +457,7 @@ function controllersSection(ctx, home, accessory) {
       + "Remove one that is gone; HomeGate's own pairing is removed with Unpair."),
     h("button", {type: "button", className: "secondary", dataset: {testid: "list-controllers"}, onclick: () => ask()}, "List controllers"),
     list, status,
-    mqttDetails(`${accessory.topic}`, mosquittoPub(`${ctx.session.base}/$request/accessory/pairings`, JSON.stringify({accessory: accessory.id})),
+    mqttDetails(`${accessory.topic}`, mosquittoPub(requestTopic(ctx.session.base, "accessory", "pairings"), JSON.stringify({accessory: accessory.id})),
       "MQTT: the device's controllers"));
 }
 
@@ -477,7 +478,7 @@ function renderService(ctx, service) {
       service.primary ? h("span", {className: "muted"}, " · primary") : null),
     fittedControls(ctx, service),
     h("div", {className: "chars"}, service.characteristics.map((characteristic) => renderCharacteristic(ctx, characteristic))),
-    mqttDetails(service.topic, mosquittoPub(`${service.topic}/set`, JSON.stringify(sampleObject(ctx, service))), "MQTT: the whole service"));
+    mqttDetails(service.topic, mosquittoPub(commandTopic(service.topic, "set"), JSON.stringify(sampleObject(ctx, service))), "MQTT: the whole service"));
 }
 
 // A service-level set with the current values of its writable characteristics (section 3).
@@ -553,7 +554,7 @@ function showValue(row) {
   row.value.textContent = text;
   row.value.dataset.value = payload ?? "";
   row.command.textContent = row.writable
-    ? mosquittoPub(`${row.topic}/set`, payload ?? sampleFor(row))
+    ? mosquittoPub(commandTopic(row.topic, "set"), payload ?? sampleFor(row))
     : `mosquitto_sub -t '${row.topic}' -C 1`;
   if (row.pending === 0) row.sync();
 }

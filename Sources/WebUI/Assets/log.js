@@ -3,6 +3,7 @@
 // carries a setup code, which must not be shown anywhere.
 
 import {h, copyButton} from "./dom.js";
+import {eventsTopic, responsePrefix, isAcknowledgement} from "./topics.js";
 
 const LIMIT = 300;
 
@@ -28,9 +29,9 @@ export class Log {
   }
 
   kindOf(topic) {
-    if (topic === `${this.base}/$events`) return "event";
-    if (topic.startsWith(`${this.base}/$response/`)) return "response";
-    if (/\/(set|get|execute)\/result$/.test(topic)) return "ack";
+    if (topic === eventsTopic(this.base)) return "event";
+    if (topic.startsWith(responsePrefix(this.base))) return "response";
+    if (isAcknowledgement(topic)) return "ack";
     return null;
   }
 
@@ -69,7 +70,7 @@ function summary(kind, topic, payload, base) {
     const details = Object.entries(rest).map(([key, value]) => `${key} ${typeof value === "object" ? JSON.stringify(value) : value}`).join(", ");
     return `${event}: ${details}`;
   }
-  const what = kind === "response" ? topic.slice(`${base}/$response/`.length) : topic.split("/").slice(-3, -1).join("/");
+  const what = kind === "response" ? topic.slice(responsePrefix(base).length) : topic.split("/").slice(-3, -1).join("/");
   if (body.ok) return `✓ ${what} ok${body.ms !== undefined ? ` in ${body.ms} ms` : ""}${body.value !== undefined ? `: ${JSON.stringify(body.value)}` : ""}`;
   return `✕ ${what} failed: ${[body.error, body.message].filter(Boolean).join(": ")}`;
 }

@@ -6,6 +6,7 @@
 import {h, mqttDetails, mosquittoPub, statusLine, setStatus, humanize, formatValue, removeButton} from "./dom.js";
 import {errorText} from "./api.js";
 import {httpText, cssId} from "./home.js";
+import {requestTopic} from "./topics.js";
 
 /** ctx: {store, commands, session, home} */
 export function renderManage(ctx) {
@@ -13,7 +14,7 @@ export function renderManage(ctx) {
   const byId = ctx.store.accessoriesById(home);
   return h("section", {className: "manage", "aria-labelledby": "manage-title", dataset: {testid: "manage"}},
     h("h1", {id: "manage-title"}, `Manage ${home.name}`),
-    h("p", {className: "muted"}, "Every change is a request on ", h("code", {}, `${ctx.session.base}/$request/<object>/<verb>`),
+    h("p", {className: "muted"}, "Every change is a request on ", h("code", {}, requestTopic(ctx.session.base, "<object>", "<verb>")),
       "; its answer shows beside the form and in the log."),
     roomsSection(ctx, home),
     zonesSection(ctx, home),
@@ -39,7 +40,7 @@ async function act(ctx, status, object, verb, body, done) {
 }
 
 function requestLine(ctx, object, verb, body) {
-  const topic = `${ctx.session.base}/$request/${object}/${verb}`;
+  const topic = requestTopic(ctx.session.base, object, verb);
   return mqttDetails(topic, mosquittoPub(topic, JSON.stringify(body)));
 }
 

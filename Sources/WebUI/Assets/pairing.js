@@ -7,6 +7,7 @@ import {h, mqttDetails, mosquittoPub, statusLine, setStatus, setStatusOf, humani
 import {errorText} from "./api.js";
 import {httpText} from "./home.js";
 import {categoryIcon} from "./icons.js";
+import {browserPrefix, requestTopic} from "./topics.js";
 
 /** ctx: {store, commands, session, home, browser: {browsing}} */
 export function renderPairing(ctx) {
@@ -41,7 +42,7 @@ function browserSection(ctx, base) {
       h("button", {type: "button", dataset: {testid: "browser-start"}, onclick: toggle("start")}, "Start browsing"),
       h("button", {type: "button", className: "secondary", dataset: {testid: "browser-stop"}, onclick: toggle("stop")}, "Stop browsing")),
     status,
-    mqttDetails(`${base}/$browser/#`, mosquittoPub(`${base}/$request/browser/start`, "{}")),
+    mqttDetails(`${browserPrefix(base)}#`, mosquittoPub(requestTopic(base, "browser", "start"), "{}")),
     // A found device leaves the list once paired, and its own status line with it: the outcome
     // of the last pairing from the list stays here.
     statusLine("last-pairing", "pair:last"),
@@ -125,7 +126,7 @@ function manualSection(ctx, base) {
     h("h2", {id: "manual-title"}, "Pair by address"),
     h("p", {className: "muted"}, "For an accessory the browser does not find (another network, no mDNS): its host and HAP port."),
     form, status,
-    mqttDetails(`${base}/$request/accessory/pair`, mosquittoPub(`${base}/$request/accessory/pair`, JSON.stringify({host: "HOST", port: 51826, code: "XXX-XX-XXX"}))));
+    mqttDetails(requestTopic(base, "accessory", "pair"), mosquittoPub(requestTopic(base, "accessory", "pair"), JSON.stringify({host: "HOST", port: 51826, code: "XXX-XX-XXX"}))));
 }
 
 function unpairSection(ctx, base) {
@@ -159,5 +160,5 @@ function unpairSection(ctx, base) {
     h("h2", {id: "unpair-title"}, "Unpair"),
     h("p", {className: "muted"}, "Removes the pairing on the device and here (a bridge takes the accessories behind it). Simulated accessories cannot be unpaired."),
     form, status,
-    mqttDetails(`${base}/$request/accessory/unpair`, mosquittoPub(`${base}/$request/accessory/unpair`, JSON.stringify({accessory: select.value || "ID"}))));
+    mqttDetails(requestTopic(base, "accessory", "unpair"), mosquittoPub(requestTopic(base, "accessory", "unpair"), JSON.stringify({accessory: select.value || "ID"}))));
 }

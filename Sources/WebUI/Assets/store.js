@@ -2,14 +2,11 @@
 // (values, labels, $meta, $reachable, $layout, $browser, $state), fed by the WebSocket, and the
 // home tree assembled from $layout as docs/mqtt-api.md section 6 describes it.
 
-/** Topics that carry commands or one-off answers, never state (kept out of the store, sent to the log). */
-export function isTransient(base, topic) {
-  return /\/(set|get|execute)(\/result)?$/.test(topic)
-    || topic.startsWith(`${base}/$response/`)
-    || topic.startsWith(`${base}/$request/`)
-    || topic.startsWith(`${base}/$sync/`)
-    || topic === `${base}/$events`;
-}
+import {browserPrefix, layoutTopic} from "./topics.js";
+
+/** Topics that carry commands or one-off answers, never state (kept out of the store, sent to
+ *  the log): the grammar's own rule. */
+export {isTransient} from "./topics.js";
 
 export class Store {
   constructor() {
@@ -30,8 +27,8 @@ export class Store {
     if (payload === "") this.topics.delete(topic);
     else this.topics.set(topic, payload);
     for (const listener of this.topicListeners.get(topic) ?? []) listener(payload === "" ? undefined : payload);
-    if (topic.startsWith(`${this.base}/$layout`)) this.layoutChanged("layout");
-    else if (topic.startsWith(`${this.base}/$browser/`)) this.layoutChanged("browser");
+    if (topic.startsWith(layoutTopic(this.base))) this.layoutChanged("layout");
+    else if (topic.startsWith(browserPrefix(this.base))) this.layoutChanged("browser");
   }
 
   get(topic) { return this.topics.get(topic); }
@@ -68,7 +65,7 @@ export class Store {
   /** The homes: [{id, name, primary, topic, rooms: [{..., accessories: [...] | null}], zones, actionSets, triggers}].
    *  A room whose parts are not all there yet has `accessories: null` (still loading). */
   homes() {
-    const index = this.json(`${this.base}/$layout`);
+    const index = this.json(layoutTopic(this.base));
     if (!index || !Array.isArray(index.homes)) return [];
     return index.homes.map((entry) => this.home(entry)).filter(Boolean);
   }
@@ -107,7 +104,7 @@ export class Store {
 
   /** The accessory browser's finds: retained <base>/$browser/<device id>. */
   browserDevices() {
-    const prefix = `${this.base}/$browser/`;
+    const prefix = browserPrefix(this.base);
     const devices = [];
     for (const [topic, payload] of this.topics) {
       if (!topic.startsWith(prefix)) continue;
