@@ -1,7 +1,8 @@
 import Foundation
+import Wire
 
 /// A standard characteristic type from the HAP catalog.
-public struct CharacteristicType: Sendable, Hashable, Codable {
+public struct CharacteristicType: Sendable, Hashable {
     /// The canonical name: kebab-case, as in topics (`current-temperature`).
     public let name: String
     public let displayName: String
@@ -23,66 +24,35 @@ public struct CharacteristicType: Sendable, Hashable, Codable {
     public let definition: Characteristic.Definition
 
     /// One allowed value and its name.
-    public struct ValidValue: Sendable, Hashable, Codable {
+    public struct ValidValue: Sendable, Hashable {
         public let value: Double
         public let name: String
     }
 
-    enum CodingKeys: String, CodingKey {
-        case name, displayName, uuid, format, perms, unit, minValue, maxValue, minStep, maxLen, validValues, validValuesRange, momentary
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        name = try container.decode(String.self, forKey: .name)
-        displayName = try container.decode(String.self, forKey: .displayName)
-        uuid = try container.decode(String.self, forKey: .uuid)
-        format = try container.decode(Format.self, forKey: .format)
-        perms = try container.decode([Permission].self, forKey: .perms)
-        unit = try container.decodeIfPresent(String.self, forKey: .unit)
-        minValue = try container.decodeIfPresent(Double.self, forKey: .minValue)
-        maxValue = try container.decodeIfPresent(Double.self, forKey: .maxValue)
-        minStep = try container.decodeIfPresent(Double.self, forKey: .minStep)
-        maxLen = try container.decodeIfPresent(Int.self, forKey: .maxLen)
-        let named = try container.decodeIfPresent([String: String].self, forKey: .validValues)
-        validValues = try named.map { dictionary in
-            try dictionary.map { key, name in
-                guard let value = Double(key) else {
-                    throw DecodingError.dataCorruptedError(forKey: .validValues, in: container, debugDescription: "valid value \(key) is not a number")
-                }
-                return ValidValue(value: value, name: name)
-            }.sorted { $0.value < $1.value }
-        }
-        validValuesRange = try container.decodeIfPresent([Double].self, forKey: .validValuesRange)
-        momentary = try container.decodeIfPresent(Bool.self, forKey: .momentary) ?? false
+    /// Reads one entry of the catalog file's `characteristics`.
+    init(json: JSON) throws(CatalogError) {
+        let entry = try CatalogError.object(json, "a characteristic type")
+        name = try CatalogError.string(entry["name"], "a characteristic type's name")
+        displayName = try CatalogError.string(entry["displayName"], "\(name): displayName")
+        uuid = try CatalogError.string(entry["uuid"], "\(name): uuid")
+        format = try CatalogError.format(entry["format"], "\(name): format")
+        perms = try CatalogError.perms(entry["perms"], "\(name): perms")
+        unit = try CatalogError.optionalString(entry["unit"], "\(name): unit")
+        minValue = try CatalogError.optionalNumber(entry["minValue"], "\(name): minValue")
+        maxValue = try CatalogError.optionalNumber(entry["maxValue"], "\(name): maxValue")
+        minStep = try CatalogError.optionalNumber(entry["minStep"], "\(name): minStep")
+        maxLen = try CatalogError.optionalNumber(entry["maxLen"], "\(name): maxLen").map { Int($0) }
+        validValues = try CatalogError.validValues(entry["validValues"], "\(name): validValues")
+        validValuesRange = try CatalogError.optionalNumbers(entry["validValuesRange"], "\(name): validValuesRange")
+        momentary = try CatalogError.optionalBool(entry["momentary"], "\(name): momentary") ?? false
         definition = Characteristic.Definition(type: name, uuid: uuid, format: format, perms: perms, unit: unit, minValue: minValue,
                                                maxValue: maxValue, minStep: minStep, maxLen: maxLen, validValues: validValues?.map(\.value),
                                                validValuesRange: validValuesRange)
     }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(name, forKey: .name)
-        try container.encode(displayName, forKey: .displayName)
-        try container.encode(uuid, forKey: .uuid)
-        try container.encode(format, forKey: .format)
-        try container.encode(perms, forKey: .perms)
-        try container.encodeIfPresent(unit, forKey: .unit)
-        try container.encodeIfPresent(minValue, forKey: .minValue)
-        try container.encodeIfPresent(maxValue, forKey: .maxValue)
-        try container.encodeIfPresent(minStep, forKey: .minStep)
-        try container.encodeIfPresent(maxLen, forKey: .maxLen)
-        if let validValues {
-            let named = Dictionary(uniqueKeysWithValues: validValues.map { (Value.format($0.value), $0.name) })
-            try container.encode(named, forKey: .validValues)
-        }
-        try container.encodeIfPresent(validValuesRange, forKey: .validValuesRange)
-        if momentary { try container.encode(true, forKey: .momentary) }
-    }
 }
 
 /// A standard service type from the HAP catalog.
-public struct ServiceType: Sendable, Hashable, Codable {
+public struct ServiceType: Sendable, Hashable {
     /// The canonical name: kebab-case, as in topics (`lightbulb`, `garage-door-opener`).
     public let name: String
     public let displayName: String
@@ -94,25 +64,22 @@ public struct ServiceType: Sendable, Hashable, Codable {
     /// Never shown to users (protocol information).
     public let hidden: Bool
 
-    enum CodingKeys: String, CodingKey {
-        case name, displayName, uuid, required, optional, hidden
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        name = try container.decode(String.self, forKey: .name)
-        displayName = try container.decode(String.self, forKey: .displayName)
-        uuid = try container.decode(String.self, forKey: .uuid)
-        required = try container.decode([String].self, forKey: .required)
-        optional = try container.decode([String].self, forKey: .optional)
-        hidden = try container.decodeIfPresent(Bool.self, forKey: .hidden) ?? false
+    /// Reads one entry of the catalog file's `services`.
+    init(json: JSON) throws(CatalogError) {
+        let entry = try CatalogError.object(json, "a service type")
+        name = try CatalogError.string(entry["name"], "a service type's name")
+        displayName = try CatalogError.string(entry["displayName"], "\(name): displayName")
+        uuid = try CatalogError.string(entry["uuid"], "\(name): uuid")
+        required = try CatalogError.strings(entry["required"], "\(name): required")
+        optional = try CatalogError.strings(entry["optional"], "\(name): optional")
+        hidden = try CatalogError.optionalBool(entry["hidden"], "\(name): hidden") ?? false
     }
 }
 
 /// A vendor's own characteristic type (Eve's power, ecobee's home target heat): what the catalog
 /// knows of it, above all a readable name for its topic segment. Devices describe these types
 /// themselves; the catalog fills in what they leave out.
-public struct VendorCharacteristicType: Sendable, Hashable, Decodable {
+public struct VendorCharacteristicType: Sendable, Hashable {
     /// `eve`, `ecobee`, ...
     public let vendor: String
     /// The topic segment (`power`); not unique across vendors, never a configuration name.
@@ -128,30 +95,28 @@ public struct VendorCharacteristicType: Sendable, Hashable, Decodable {
     /// Allowed values and their names.
     public let validValues: [CharacteristicType.ValidValue]?
 
-    enum CodingKeys: String, CodingKey {
-        case vendor, name, displayName, uuid, format, perms, unit, minValue, maxValue, minStep, validValues
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        vendor = try container.decode(String.self, forKey: .vendor)
-        name = try container.decode(String.self, forKey: .name)
-        displayName = try container.decode(String.self, forKey: .displayName)
-        uuid = try container.decode(String.self, forKey: .uuid)
-        format = try container.decodeIfPresent(Format.self, forKey: .format)
-        perms = try container.decodeIfPresent([Permission].self, forKey: .perms)
-        unit = try container.decodeIfPresent(String.self, forKey: .unit)
-        minValue = try container.decodeIfPresent(Double.self, forKey: .minValue)
-        maxValue = try container.decodeIfPresent(Double.self, forKey: .maxValue)
-        minStep = try container.decodeIfPresent(Double.self, forKey: .minStep)
-        validValues = try container.decodeIfPresent([String: String].self, forKey: .validValues).map { named in
-            named.compactMap { key, name in Double(key).map { CharacteristicType.ValidValue(value: $0, name: name) } }.sorted { $0.value < $1.value }
-        }
+    /// Reads one entry of the catalog file's `vendorCharacteristics`.
+    init(json: JSON) throws(CatalogError) {
+        let entry = try CatalogError.object(json, "a vendor characteristic type")
+        let vendor = try CatalogError.string(entry["vendor"], "a vendor characteristic type's vendor")
+        let name = try CatalogError.string(entry["name"], "a vendor characteristic type's name")
+        let what = "\(vendor) \(name)"
+        self.vendor = vendor
+        self.name = name
+        displayName = try CatalogError.string(entry["displayName"], "\(what): displayName")
+        uuid = try CatalogError.string(entry["uuid"], "\(what): uuid")
+        format = try entry["format"].map { json throws(CatalogError) in try CatalogError.format(json, "\(what): format") }
+        perms = try entry["perms"].map { json throws(CatalogError) in try CatalogError.perms(json, "\(what): perms") }
+        unit = try CatalogError.optionalString(entry["unit"], "\(vendor) \(name): unit")
+        minValue = try CatalogError.optionalNumber(entry["minValue"], "\(vendor) \(name): minValue")
+        maxValue = try CatalogError.optionalNumber(entry["maxValue"], "\(vendor) \(name): maxValue")
+        minStep = try CatalogError.optionalNumber(entry["minStep"], "\(vendor) \(name): minStep")
+        validValues = try CatalogError.validValues(entry["validValues"], "\(vendor) \(name): validValues")
     }
 }
 
 /// A vendor's own service type (Eve's history service).
-public struct VendorServiceType: Sendable, Hashable, Decodable {
+public struct VendorServiceType: Sendable, Hashable {
     public let vendor: String
     /// The topic segment.
     public let name: String
@@ -160,17 +125,14 @@ public struct VendorServiceType: Sendable, Hashable, Decodable {
     /// Internal to the vendor's app: no topics.
     public let hidden: Bool
 
-    enum CodingKeys: String, CodingKey {
-        case vendor, name, displayName, uuid, hidden
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        vendor = try container.decode(String.self, forKey: .vendor)
-        name = try container.decode(String.self, forKey: .name)
-        displayName = try container.decode(String.self, forKey: .displayName)
-        uuid = try container.decode(String.self, forKey: .uuid)
-        hidden = try container.decodeIfPresent(Bool.self, forKey: .hidden) ?? false
+    /// Reads one entry of the catalog file's `vendorServices`.
+    init(json: JSON) throws(CatalogError) {
+        let entry = try CatalogError.object(json, "a vendor service type")
+        vendor = try CatalogError.string(entry["vendor"], "a vendor service type's vendor")
+        name = try CatalogError.string(entry["name"], "a vendor service type's name")
+        displayName = try CatalogError.string(entry["displayName"], "\(vendor) \(name): displayName")
+        uuid = try CatalogError.string(entry["uuid"], "\(vendor) \(name): uuid")
+        hidden = try CatalogError.optionalBool(entry["hidden"], "\(vendor) \(name): hidden") ?? false
     }
 }
 
@@ -196,37 +158,40 @@ public struct Catalog: Sendable {
     /// The standard catalog.
     public static let standard: Catalog = {
         do {
-            return try Catalog(json: Data(EmbeddedCatalog.json.utf8))
+            return try Catalog(json: Array(EmbeddedCatalog.json.utf8))
         } catch {
             // The file is checked by the tests; a build with a broken catalog must not run.
             fatalError("the embedded HAP catalog does not decode: \(error)")
         }
     }()
 
-    /// Decodes a catalog file.
-    public init(json: Data) throws {
-        struct File: Decodable {
-            struct Base: Decodable {
-                let vendor: String
-                let uuidSuffix: String
-            }
-
-            let characteristics: [CharacteristicType]
-            let services: [ServiceType]
-            let vendorCharacteristics: [VendorCharacteristicType]?
-            let vendorServices: [VendorServiceType]?
-            let vendorBases: [Base]?
+    /// Reads a catalog file (through ``Wire/JSON``, as everything the gateway reads).
+    /// - Throws: ``CatalogError`` naming the entry and field that does not fit.
+    public init(json: [UInt8]) throws(CatalogError) {
+        let root: JSON
+        do {
+            root = try JSON.parse(json)
+        } catch {
+            throw CatalogError(description: "the catalog is not JSON: \(error)")
         }
-        let file = try JSONDecoder().decode(File.self, from: json)
-        vendorCharacteristicsByUUID = Dictionary((file.vendorCharacteristics ?? []).map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
-        vendorServicesByUUID = Dictionary((file.vendorServices ?? []).map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
-        vendorBases = (file.vendorBases ?? []).map { ($0.uuidSuffix, $0.vendor) }
-        characteristics = file.characteristics
-        services = file.services
-        characteristicsByName = Dictionary(file.characteristics.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        characteristicsByUUID = Dictionary(file.characteristics.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
-        servicesByName = Dictionary(file.services.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        servicesByUUID = Dictionary(file.services.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
+        let file = try CatalogError.object(root, "the catalog")
+        let standardCharacteristics = try CatalogError.list(file["characteristics"], "characteristics", CharacteristicType.init(json:))
+        let standardServices = try CatalogError.list(file["services"], "services", ServiceType.init(json:))
+        let vendorCharacteristics = try CatalogError.list(file["vendorCharacteristics"] ?? [], "vendorCharacteristics", VendorCharacteristicType.init(json:))
+        let vendorServices = try CatalogError.list(file["vendorServices"] ?? [], "vendorServices", VendorServiceType.init(json:))
+        let bases = try CatalogError.list(file["vendorBases"] ?? [], "vendorBases") { json throws(CatalogError) in
+            let base = try CatalogError.object(json, "a vendor base")
+            return (suffix: try CatalogError.string(base["uuidSuffix"], "a vendor base's uuidSuffix"), vendor: try CatalogError.string(base["vendor"], "a vendor base's vendor"))
+        }
+        vendorCharacteristicsByUUID = Dictionary(vendorCharacteristics.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
+        vendorServicesByUUID = Dictionary(vendorServices.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
+        vendorBases = bases
+        characteristics = standardCharacteristics
+        services = standardServices
+        characteristicsByName = Dictionary(standardCharacteristics.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        characteristicsByUUID = Dictionary(standardCharacteristics.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
+        servicesByName = Dictionary(standardServices.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        servicesByUUID = Dictionary(standardServices.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// The characteristic type named `name` (`brightness`), or with that UUID (short or long;
@@ -278,5 +243,81 @@ public enum UUIDs {
             return String(repeating: "0", count: 8 - upper.count) + upper + appleSuffix
         }
         return upper
+    }
+}
+
+/// What in the catalog file does not fit: the entry and field, in words.
+public struct CatalogError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+
+    static func object(_ json: JSON, _ what: String) throws(CatalogError) -> [String: JSON] {
+        guard case .object(let members) = json else { throw CatalogError(description: "\(what) must be an object") }
+        return members
+    }
+
+    static func list<T>(_ json: JSON?, _ what: String, _ read: (JSON) throws(CatalogError) -> T) throws(CatalogError) -> [T] {
+        guard case .array(let elements)? = json else { throw CatalogError(description: "\(what) must be a list") }
+        var result: [T] = []
+        for element in elements { result.append(try read(element)) }
+        return result
+    }
+
+    static func string(_ json: JSON?, _ what: String) throws(CatalogError) -> String {
+        guard case .string(let text)? = json else { throw CatalogError(description: "\(what) must be a string") }
+        return text
+    }
+
+    static func optionalString(_ json: JSON?, _ what: String) throws(CatalogError) -> String? {
+        guard let json, json != .null else { return nil }
+        return try string(json, what)
+    }
+
+    static func strings(_ json: JSON?, _ what: String) throws(CatalogError) -> [String] {
+        try list(json, what) { element throws(CatalogError) in try string(element, what) }
+    }
+
+    static func optionalNumber(_ json: JSON?, _ what: String) throws(CatalogError) -> Double? {
+        guard let json, json != .null else { return nil }
+        guard let number = json.double else { throw CatalogError(description: "\(what) must be a number") }
+        return number
+    }
+
+    static func optionalNumbers(_ json: JSON?, _ what: String) throws(CatalogError) -> [Double]? {
+        guard let json, json != .null else { return nil }
+        return try list(json, what) { element throws(CatalogError) in
+            guard let number = element.double else { throw CatalogError(description: "\(what) must be numbers") }
+            return number
+        }
+    }
+
+    static func optionalBool(_ json: JSON?, _ what: String) throws(CatalogError) -> Bool? {
+        guard let json, json != .null else { return nil }
+        guard case .bool(let flag) = json else { throw CatalogError(description: "\(what) must be true or false") }
+        return flag
+    }
+
+    static func format(_ json: JSON?, _ what: String) throws(CatalogError) -> Format {
+        let text = try string(json, what)
+        guard let format = Format(rawValue: text) else { throw CatalogError(description: "\(what): \"\(text)\" is no HAP format") }
+        return format
+    }
+
+    static func perms(_ json: JSON?, _ what: String) throws(CatalogError) -> [Permission] {
+        try list(json, what) { element throws(CatalogError) in
+            let text = try string(element, what)
+            guard let permission = Permission(rawValue: text) else { throw CatalogError(description: "\(what): \"\(text)\" is no HAP permission") }
+            return permission
+        }
+    }
+
+    /// `{"0": "unsecured", ...}` as values and names, in order of value.
+    static func validValues(_ json: JSON?, _ what: String) throws(CatalogError) -> [CharacteristicType.ValidValue]? {
+        guard let json, json != .null else { return nil }
+        var values: [CharacteristicType.ValidValue] = []
+        for (key, name) in try object(json, what) {
+            guard let value = Double(key) else { throw CatalogError(description: "\(what): valid value \(key) is not a number") }
+            values.append(CharacteristicType.ValidValue(value: value, name: try string(name, "\(what) \(key)")))
+        }
+        return values.sorted { $0.value < $1.value }
     }
 }

@@ -1,5 +1,5 @@
 /// A characteristic's value format, as HAP names it.
-public enum Format: String, Sendable, Codable, CaseIterable {
+public enum Format: String, Sendable, CaseIterable {
     case bool, uint8, uint16, uint32, uint64, int, float, string, tlv8, data
 
     /// The range the format itself allows, for integer formats.
@@ -21,7 +21,7 @@ public enum Format: String, Sendable, Codable, CaseIterable {
 }
 
 /// A characteristic permission, as HAP names it.
-public enum Permission: String, Sendable, Codable, CaseIterable, Comparable {
+public enum Permission: String, Sendable, CaseIterable, Comparable {
     /// Paired read.
     case read = "pr"
     /// Paired write.

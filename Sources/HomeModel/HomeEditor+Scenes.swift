@@ -84,7 +84,7 @@ extension HomeEditor {
 
     /// Adds a write to an action set. The characteristic must be writable (else `not-allowed`,
     /// `brightness is read-only`) and of a service with topics (else `not-allowed`); the value
-    /// (a JSON scalar as `JSONSerialization` decodes it) must fit its format, bounds, step, valid
+    /// (a JSON scalar, as the request gives it) must fit its format, bounds, step, valid
     /// values and length (else `invalid-request`, saying why). A second action for the same
     /// characteristic replaces the first, in its place (as HomeKit).
     public mutating func addAction(toActionSet actionSet: String, accessory: String, characteristic iid: Int, value: JSON, home: String?) throws(EditError) {

@@ -10,7 +10,7 @@ struct CatalogTests {
 
     @Test("the embedded file decodes, and decodes to the standard catalog")
     func decodes() throws {
-        let decoded = try Catalog(json: Data(EmbeddedCatalog.json.utf8))
+        let decoded = try Catalog(json: Array(EmbeddedCatalog.json.utf8))
         #expect(decoded.characteristics == catalog.characteristics)
         #expect(decoded.services == catalog.services)
     }
@@ -146,10 +146,26 @@ struct CatalogTests {
         #expect(catalog.service("accessory-information")?.hidden == false)
     }
 
-    @Test("every characteristic type survives an encode/decode round trip")
-    func roundTrip() throws {
-        let encoded = try JSONEncoder().encode(catalog.characteristics)
-        #expect(try JSONDecoder().decode([CharacteristicType].self, from: encoded) == catalog.characteristics)
+    @Test("a catalog entry that does not fit is named: the entry and the field")
+    func refusals() {
+        func problem(_ text: String) -> String {
+            do {
+                _ = try Catalog(json: Array(text.utf8))
+                return "no error"
+            } catch {
+                return error.description
+            }
+        }
+        let lamp = #"{"name": "on", "displayName": "On", "uuid": "00000025-0000-1000-8000-0026BB765291", "format": "bool", "perms": ["pr"]}"#
+        #expect(problem(#"{"characteristics": [\#(lamp)], "services": []}"#) == "no error")
+        #expect(problem(#"{"characteristics": [\#(lamp.replacingOccurrences(of: #""bool""#, with: #""boolean""#))], "services": []}"#)
+            == #"on: format: "boolean" is no HAP format"#)
+        #expect(problem(#"{"characteristics": [\#(lamp.replacingOccurrences(of: #""pr""#, with: #""read""#))], "services": []}"#)
+            == #"on: perms: "read" is no HAP permission"#)
+        #expect(problem(#"{"characteristics": [{"name": "x", "displayName": "X", "uuid": "1", "format": "uint8", "perms": [], "validValues": {"one": "a"}}], "services": []}"#)
+            == "x: validValues: valid value one is not a number")
+        #expect(problem(#"{"services": []}"#) == "characteristics must be a list")
+        #expect(problem("[") .hasPrefix("the catalog is not JSON"))
     }
 
     // MARK: Look-ups
@@ -294,8 +310,8 @@ struct CatalogTests {
         {"characteristics": [{"name": "x", "displayName": "X", "uuid": "X", "format": "uint8", "perms": ["pr"], "validValues": {"one": "a"}}],
          "services": []}
         """
-        #expect(throws: DecodingError.self) {
-            try Catalog(json: Data(json.utf8))
+        #expect(throws: CatalogError.self) {
+            try Catalog(json: Array(json.utf8))
         }
     }
 
@@ -306,7 +322,7 @@ struct CatalogTests {
                               "perms": ["pr", "ev"], "validValues": {"2": "two", "0": "zero", "10": "ten"}}],
          "services": [{"name": "s", "displayName": "S", "uuid": "0000ABCE-0000-1000-8000-0026BB765291", "required": ["x"], "optional": []}]}
         """
-        let catalog = try Catalog(json: Data(json.utf8))
+        let catalog = try Catalog(json: Array(json.utf8))
         let x = try #require(catalog.characteristic("ABCD"))
         #expect(x.momentary == false)
         #expect(x.validValues?.map(\.value) == [0, 2, 10])
@@ -320,8 +336,8 @@ struct CatalogTests {
         #"{"characteristics": [], "services": [{"name": "s", "displayName": "S", "uuid": "S", "required": ["x"]}]}"#,
     ])
     func badFile(_ json: String) {
-        #expect(throws: DecodingError.self) {
-            try Catalog(json: Data(json.utf8))
+        #expect(throws: CatalogError.self) {
+            try Catalog(json: Array(json.utf8))
         }
     }
 }
