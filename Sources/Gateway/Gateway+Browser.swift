@@ -60,7 +60,7 @@ extension Gateway {
     }
 
     private func browserTopic(_ deviceID: String) -> String {
-        "\(base)/$browser/\(deviceID)"
+        TopicGrammar.topic(base, .browser, deviceID)
     }
 
     private static func browserFields(_ accessory: FoundAccessory) -> [String: JSON] {

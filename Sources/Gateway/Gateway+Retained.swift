@@ -87,10 +87,10 @@ extension Gateway {
     private func forEachRetained(of accessory: Accessory, in home: Home, index: HomeIndex, metaPayloads: inout [ObjectIdentifier: [UInt8]],
                                  _ body: (String, [UInt8]) -> Void) {
         guard let topic = map.topic(of: .accessory(home.id, accessory.id)) else { return }
-        body("\(topic)/$meta", metaPayload(accessory, in: home, index: index))
+        body(TopicGrammar.topic(topic, .meta), metaPayload(accessory, in: home, index: index))
         let reachable = Array((accessory.isReachable ? "true" : "false").utf8)
-        body("\(topic)/$reachable", reachable)
-        if let seen = lastSeen.published(accessory.id) { body("\(topic)/$last-seen", LastSeen.payload(seen)) }
+        body(TopicGrammar.topic(topic, .reachable), reachable)
+        if let seen = lastSeen.published(accessory.id) { body(TopicGrammar.topic(topic, .lastSeen), LastSeen.payload(seen)) }
         // Home Assistant's copy of `$reachable`, before the config that points at it.
         let discovery = discoveryConfig(accessory, in: home, index: index)
         if discovery != nil, let prefix = configuration.homeAssistantPrefix {
@@ -108,7 +108,7 @@ extension Gateway {
                     let key = ObjectIdentifier(characteristic.definition)
                     let payload = metaPayloads[key] ?? LayoutDocument.characteristicMeta(characteristic)
                     metaPayloads[key] = payload
-                    body("\(valueTopic)/$meta", payload)
+                    body(TopicGrammar.topic(valueTopic, .meta), payload)
                 }
                 guard !characteristic.isMomentary, let value = characteristic.value else { continue }
                 body(valueTopic, value.encoded)
@@ -204,7 +204,7 @@ extension Gateway {
     func publishReachability(of accessory: Accessory, home: HomeID) {
         guard let topic = map.topic(of: .accessory(home, accessory.id)) else { return }
         let reachable = Array((accessory.isReachable ? "true" : "false").utf8)
-        assertRetained("\(topic)/$reachable", reachable)
+        assertRetained(TopicGrammar.topic(topic, .reachable), reachable)
         // Home Assistant's copy, for an accessory that has a discovery config.
         if let prefix = configuration.homeAssistantPrefix {
             let copy = HomeAssistantDiscovery.reachabilityTopic(for: accessory.id, prefix: prefix)

@@ -31,7 +31,7 @@ extension Gateway {
 
     /// `<accessory topic>/$snapshot`.
     func snapshotTopic(of accessory: Accessory, in home: Home) -> String? {
-        map.topic(of: .accessory(home.id, accessory.id)).map { "\($0)/$snapshot" }
+        map.topic(of: .accessory(home.id, accessory.id)).map { TopicGrammar.topic($0, .snapshot) }
     }
 
     /// Every ``Configuration/snapshotInterval``, a snapshot of every reachable camera at the

@@ -289,7 +289,7 @@ public actor Gateway {
     var subscriptions: [Subscription] {
         var subscriptions = [
             Subscription(try! TopicFilter("\(base)/#"), qos: .atLeastOnce, noLocal: true, retainAsPublished: true), // swiftlint:disable:this force_try
-            Subscription(try! TopicFilter("\(base)/$sync/+"), qos: .atLeastOnce), // swiftlint:disable:this force_try
+            Subscription(try! TopicFilter(TopicGrammar.topic(base, .sync, "+")), qos: .atLeastOnce), // swiftlint:disable:this force_try
         ]
         // Home Assistant announces its restarts; the discovery configs are then published again.
         if let prefix = configuration.homeAssistantPrefix, let status = try? TopicFilter("\(prefix)/status") {

@@ -151,7 +151,7 @@ public actor LiveFeed {
     /// A message's payload as the page gets it: text as it is; a camera's `$snapshot` (raw JPEG
     /// bytes) as a `data:image/jpeg;base64,...` URL an `<img>` shows as it is.
     static func pageText(of message: Message) -> String {
-        guard message.topic.string.hasSuffix("/$snapshot"), !message.payload.isEmpty else { return message.payloadString }
+        guard message.topic.string.hasSuffix("/" + TopicGrammar.Attribute.snapshot.rawValue), !message.payload.isEmpty else { return message.payloadString }
         return "data:image/jpeg;base64," + Data(message.payload).base64EncodedString()
     }
 

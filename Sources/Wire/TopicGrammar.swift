@@ -17,6 +17,10 @@ public enum TopicGrammar {
         case layout = "$layout"
         /// `<base>/$browser/<device id>`: accessories found by the accessory browser.
         case browser = "$browser"
+        /// `<base>/$state`: `online` or `offline` (the gateway's will).
+        case state = "$state"
+        /// `<base>/$health`: the gateway's health report.
+        case health = "$health"
         /// `<base>/<home>/$action-sets/<name>/execute`.
         case actionSets = "$action-sets"
         /// `<base>/<home>/$groups/<group>/<characteristic>/set`.
@@ -25,10 +29,32 @@ public enum TopicGrammar {
         case zones = "$zones"
     }
 
+    /// What the gateway keeps about an accessory or characteristic, one level below its topic.
+    public enum Attribute: String, CaseIterable, Sendable {
+        /// `<characteristic>/$meta`, `<accessory>/$meta`: what it is and how to drive it.
+        case meta = "$meta"
+        /// `<accessory>/$reachable`: `true` or `false`.
+        case reachable = "$reachable"
+        /// `<accessory>/$last-seen`: when it was last heard from.
+        case lastSeen = "$last-seen"
+        /// `<accessory>/$snapshot`: a camera's last still image.
+        case snapshot = "$snapshot"
+    }
+
     /// What a client publishes at the end of a topic to have something done: `set` and `get`
     /// on a characteristic or service, `execute` on an action set.
     public enum Verb: String, CaseIterable, Sendable {
         case set, get, execute
+    }
+
+    /// `<base>/<level>` followed by `rest`, one level each (`<base>/$request/room/add`).
+    public static func topic(_ base: String, _ level: Level, _ rest: String...) -> String {
+        ([base, level.rawValue] + rest).joined(separator: "/")
+    }
+
+    /// `<topic>/<attribute>` (`<accessory>/$reachable`).
+    public static func topic(_ topic: String, _ attribute: Attribute) -> String {
+        "\(topic)/\(attribute.rawValue)"
     }
 
     /// The level after a verb where its acknowledgement comes: `<topic>/set/result`.
@@ -38,12 +64,14 @@ public enum TopicGrammar {
     public static let shortcuts: [Level] = [.actionSets, .groups, .zones]
 
     /// The grammar as data: `{"levels": {"request": "$request", ...}, "verbs": {"set": "set", ...},
-    /// "result": "result", "shortcuts": ["$action-sets", ...]}`, for the page, whose scripts name
+    /// "attributes": {"reachable": "$reachable", ...}, "result": "result", "shortcuts":
+    /// ["$action-sets", ...]}`, for the page, whose scripts name
     /// an entry by its key and take its text from here.
     public static var json: JSON {
         .object([
             "levels": .object(Dictionary(uniqueKeysWithValues: Level.allCases.map { (String(describing: $0), JSON.string($0.rawValue)) })),
             "verbs": .object(Dictionary(uniqueKeysWithValues: Verb.allCases.map { ($0.rawValue, JSON.string($0.rawValue)) })),
+            "attributes": .object(Dictionary(uniqueKeysWithValues: Attribute.allCases.map { (String(describing: $0), JSON.string($0.rawValue)) })),
             "result": .string(result),
             "shortcuts": .array(shortcuts.map { .string($0.rawValue) }),
         ])

@@ -71,7 +71,7 @@ enum TopicListing {
 
     static func lines(base: String, homes: [Home], filter: String? = nil) -> [String] {
         let map = TopicMap(base: base, homes: homes)
-        var lines = filter == nil ? ["\(base)/$state", "\(base)/$layout", "\(base)/$events"] : []
+        var lines = filter == nil ? [TopicGrammar.topic(base, .state), TopicGrammar.topic(base, .layout), TopicGrammar.topic(base, .events)] : []
         for home in homes {
             guard let homeTopic = map.topic(of: .home(home.id)) else { continue }
             var homeLines: [String] = []

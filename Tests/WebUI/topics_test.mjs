@@ -4,12 +4,13 @@
 import test from "node:test";
 import assert from "node:assert/strict";
 import {useGrammar, isTransient, isAcknowledgement, commandTopic, requestTopic, responsePrefix, eventsTopic, browserPrefix, layoutTopic,
-  actionSetTopic} from "../../Sources/WebUI/Assets/topics.js";
+  actionSetTopic, attributeTopic, stateTopic} from "../../Sources/WebUI/Assets/topics.js";
 
 const served = {
   levels: {request: "$request", response: "$response", sync: "$sync", events: "$events", layout: "$layout", browser: "$browser",
-    actionSets: "$action-sets", groups: "$groups", zones: "$zones"},
+    state: "$state", health: "$health", actionSets: "$action-sets", groups: "$groups", zones: "$zones"},
   verbs: {set: "set", get: "get", execute: "execute"}, result: "result", shortcuts: ["$action-sets", "$groups", "$zones"],
+  attributes: {meta: "$meta", reachable: "$reachable", lastSeen: "$last-seen", snapshot: "$snapshot"},
 };
 
 test("without a grammar from the gateway, building a topic says what is missing", () => {
@@ -26,6 +27,9 @@ test("topics are built from the served grammar", () => {
   assert.equal(browserPrefix("homegate"), "homegate/$browser/");
   assert.equal(layoutTopic("homegate"), "homegate/$layout");
   assert.equal(actionSetTopic("homegate/demo-home", "night"), "homegate/demo-home/$action-sets/night/execute");
+  assert.equal(attributeTopic("homegate/h/r/lamp", "reachable"), "homegate/h/r/lamp/$reachable");
+  assert.equal(attributeTopic("homegate/h/r/lamp", "lastSeen"), "homegate/h/r/lamp/$last-seen");
+  assert.equal(stateTopic("homegate"), "homegate/$state");
   assert.throws(() => commandTopic("x", "toggle"), /no verb "toggle"/);
 });
 

@@ -91,8 +91,14 @@ struct HAPStatusTests {
 struct TopicGrammarTests {
     @Test("served as data: levels and verbs by key, the result level and the shortcuts")
     func asData() throws {
-        #expect(TopicGrammar.json.text == #"{"levels":{"actionSets":"$action-sets","browser":"$browser","events":"$events","groups":"$groups","#
-            + #""layout":"$layout","request":"$request","response":"$response","sync":"$sync","zones":"$zones"},"result":"result","#
-            + #""shortcuts":["$action-sets","$groups","$zones"],"verbs":{"execute":"execute","get":"get","set":"set"}}"#)
+        let json = TopicGrammar.json
+        #expect(json["levels"] == .object(["request": "$request", "response": "$response", "sync": "$sync", "events": "$events", "layout": "$layout",
+                                           "browser": "$browser", "state": "$state", "health": "$health", "actionSets": "$action-sets",
+                                           "groups": "$groups", "zones": "$zones"]))
+        #expect(json["verbs"] == .object(["set": "set", "get": "get", "execute": "execute"]))
+        #expect(json["attributes"] == .object(["meta": "$meta", "reachable": "$reachable", "lastSeen": "$last-seen", "snapshot": "$snapshot"]))
+        #expect(json["result"] == "result" && json["shortcuts"] == ["$action-sets", "$groups", "$zones"])
+        #expect(TopicGrammar.topic("homegate", .request, "room", "add") == "homegate/$request/room/add")
+        #expect(TopicGrammar.topic("homegate/h/r/lamp", .reachable) == "homegate/h/r/lamp/$reachable")
     }
 }

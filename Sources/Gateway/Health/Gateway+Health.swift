@@ -19,7 +19,7 @@ extension Gateway {
     func publishHealthPeriodically() async throws {
         while true {
             try await Task.sleep(for: configuration.healthInterval)
-            send("\(base)/$health", healthReport(now: .now).encoded(), retain: true)
+            send(TopicGrammar.topic(base, .health), healthReport(now: .now).encoded(), retain: true)
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HomeModel
 import MQTT
+import Wire
 
 /// `<accessory>/$last-seen` (retained, ISO 8601, UTC): when the accessory was last heard from,
 /// published at once the first time and then at most once per
@@ -17,7 +18,7 @@ extension Gateway {
     private func publishLastSeen(of id: AccessoryID) {
         guard let (home, accessory) = accessory(id), let date = lastSeen.published(id),
               let topic = map.topic(of: .accessory(home.id, accessory.id)) else { return }
-        assertRetained("\(topic)/$last-seen", LastSeen.payload(date))
+        assertRetained(TopicGrammar.topic(topic, .lastSeen), LastSeen.payload(date))
     }
 
     /// Publishes the `$last-seen` of the accessories heard from since their last one, once
@@ -32,7 +33,7 @@ extension Gateway {
 
     /// A retained `$last-seen` the broker held when the gateway connected.
     func brokerHadLastSeen(_ message: Message) {
-        guard message.retain, message.topic.string.hasSuffix("/$last-seen"), !message.payload.isEmpty else { return }
+        guard message.retain, message.topic.string.hasSuffix("/" + TopicGrammar.Attribute.lastSeen.rawValue), !message.payload.isEmpty else { return }
         brokerLastSeen[message.topic.string] = message.payload
     }
 
@@ -43,7 +44,7 @@ extension Gateway {
         guard !brokerLastSeen.isEmpty else { return }
         for home in homes {
             for accessory in home.accessories where lastSeen.published(accessory.id) == nil {
-                guard let topic = map.topic(of: .accessory(home.id, accessory.id)), let payload = brokerLastSeen["\(topic)/$last-seen"],
+                guard let topic = map.topic(of: .accessory(home.id, accessory.id)), let payload = brokerLastSeen[TopicGrammar.topic(topic, .lastSeen)],
                       let date = LastSeen.date(fromPayload: payload) else { continue }
                 lastSeen.remember(accessory.id, at: date)
             }

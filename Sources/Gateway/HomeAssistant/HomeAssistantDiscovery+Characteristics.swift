@@ -262,7 +262,7 @@ extension ComponentBuilder {
         guard let information = accessory.services.first(where: { $0.type == "accessory-information" }),
               information.characteristic(ofType: "identify")?.isWritable == true else { return nil }
         return ["platform": "button", "device_class": "identify", "entity_category": "diagnostic", "name": "Identify",
-                "command_topic": .string("\(base)/$request/accessory/identify"),
+                "command_topic": .string(TopicGrammar.topic(base, .request, "accessory", "identify")),
                 "payload_press": .string(JSON.object(["accessory": .string(accessory.id.rawValue)]).text)]
     }
 

@@ -62,7 +62,7 @@ enum HomeAssistantDiscovery {
             // HA's MQTT camera shows the last image received on `topic`: raw JPEG bytes.
             components["snapshot"] = .object([
                 "platform": "camera", "unique_id": .string("\(objectID)_snapshot"), "qos": 1, "name": "Snapshot",
-                "topic": .string("\(accessoryTopic)/$snapshot"),
+                "topic": .string(TopicGrammar.topic(accessoryTopic, .snapshot)),
             ])
         }
         // Device triggers have no entity and no unique id.
@@ -86,7 +86,7 @@ enum HomeAssistantDiscovery {
         components["last_seen"] = .object([
             "platform": "sensor", "unique_id": .string("\(objectID)_last_seen"), "qos": 1, "name": "Last seen",
             "device_class": "timestamp", "entity_category": "diagnostic", "enabled_by_default": false,
-            "state_topic": .string("\(accessoryTopic)/$last-seen"),
+            "state_topic": .string(TopicGrammar.topic(accessoryTopic, .lastSeen)),
         ])
 
         // `connections` always, if empty: Home Assistant 2025.4 reads the device block's
@@ -146,7 +146,7 @@ enum HomeAssistantDiscovery {
     }
 
     private static func gatewayAvailability(base: String) -> JSON {
-        .object(["topic": .string("\(base)/$state"), "payload_available": "online", "payload_not_available": "offline"])
+        .object(["topic": .string(TopicGrammar.topic(base, .state)), "payload_available": "online", "payload_not_available": "offline"])
     }
 
     /// The service's own name when it has one besides the accessory's; otherwise a sensor is

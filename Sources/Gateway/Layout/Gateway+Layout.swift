@@ -36,7 +36,7 @@ extension Gateway {
     func announce(_ event: String, _ fields: [String: JSON]) {
         var body = fields
         body["event"] = .string(event)
-        send("\(base)/$events", JSON.object(body).encoded(), retain: false)
+        send(TopicGrammar.topic(base, .events), JSON.object(body).encoded(), retain: false)
     }
 
     /// Applies a new layout (a reloaded configuration merged with the store): renames and moves

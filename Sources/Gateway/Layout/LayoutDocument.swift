@@ -37,13 +37,13 @@ public struct LayoutDocument {
             messages.append(contentsOf: roomMessages)
             messages.append(homeMessage)
         }
-        messages.append(("\(base)/$layout", JSON.object(["format": 2, "base": .string(base), "homes": .array(index)]).encoded()))
+        messages.append((TopicGrammar.topic(base, .layout), JSON.object(["format": 2, "base": .string(base), "homes": .array(index)]).encoded()))
         return messages
     }
 
     /// `<base>/<home>/...` -> `<base>/$layout/<home>/...`
     private func layoutTopic(for topic: String) -> String {
-        "\(base)/$layout" + topic.dropFirst(base.count)
+        TopicGrammar.topic(base, .layout) + topic.dropFirst(base.count)
     }
 
     private func messages(for home: Home, homeTopic: String, homeLayout: String) -> ((topic: String, payload: [UInt8]), [(topic: String, payload: [UInt8])]) {

@@ -49,9 +49,7 @@ extension Gateway {
         }
         switch parsed {
         case .statistics(let reset):
-            let summary = timings.summary
-            if reset { timings.reset() }
-            respond(self, ["ok": true, "data": .object(summary)])
+            respond(self, ["ok": true, "data": .object(statistics(reset: reset))])
         default:
             work.start { [weak self] in
                 guard let self else { return }
@@ -66,14 +64,20 @@ extension Gateway {
         case .management(let management): try await managementRequest(management)
         case .history(let history): try await historyRequest(history)
         case .simulator(let control): try await simulatorRequest(control)
-        case .statistics: ["ok": true]
+        case .statistics(let reset): statistics(reset: reset)
         }
+    }
+
+    /// `gateway/statistics`: the sets' timings, reset after when asked.
+    private func statistics(reset: Bool) -> [String: JSON] {
+        defer { if reset { timings.reset() } }
+        return timings.summary
     }
 
     /// How a request is answered: on `<base>/$response/<object>/<verb>` and on its Response
     /// Topic (with its Correlation Data), echoing its `transaction`.
     private func responder(for request: Inbound.Request, replyTo message: Message) -> @Sendable (isolated Gateway, [String: JSON]) -> Void {
-        let responseTopic = "\(base)/$response/\(request.path)"
+        let responseTopic = TopicGrammar.topic(base, .response, request.path)
         let transaction = request.body?["transaction"].flatMap { $0.isScalar ? $0 : nil }
         let replyTopic = message.properties.responseTopic
         let correlationData = message.properties.correlationData

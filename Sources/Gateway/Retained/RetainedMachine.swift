@@ -1,4 +1,5 @@
 import HomeStore
+import Wire
 
 /// The retained topics the gateway asserts and its synchronisation with the broker, as a value:
 /// `mutating` calls take what happened (a connection, a retained message from the broker, the
@@ -105,7 +106,7 @@ struct RetainedMachine: Sendable {
     ///   - ledger: the topics the store's ledger holds (published by an earlier run, not cleared).
     init(base: String, ledger: Set<String>) {
         self.base = base
-        self.stateTopic = "\(base)/$state"
+        self.stateTopic = TopicGrammar.topic(base, .state)
         self.ledgerLeftovers = ledger
     }
 
@@ -124,7 +125,7 @@ struct RetainedMachine: Sendable {
     mutating func connected(marker: String) -> [Action] {
         if !replayWindowOpen { connectionOpened() }
         awaitedMarker = marker
-        return [.sendMarker(topic: "\(base)/$sync/\(marker)")]
+        return [.sendMarker(topic: TopicGrammar.topic(base, .sync, marker))]
     }
 
     /// Whether a synchronisation is under way (its marker has not come back).
@@ -259,7 +260,7 @@ struct RetainedMachine: Sendable {
     /// it), then the parts no longer there are cleared.
     mutating func assertLayout(_ messages: [(topic: String, payload: [UInt8])]) -> [Action] {
         let current = Set(messages.map(\.topic))
-        let prefix = "\(base)/$layout"
+        let prefix = TopicGrammar.topic(base, .layout)
         var actions: [Action] = []
         for (topic, payload) in messages { actions += assert(topic, payload) }
         // Cleared after the new index and home parts that no longer name them.

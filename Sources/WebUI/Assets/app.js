@@ -11,7 +11,7 @@ import {renderPairing} from "./pairing.js";
 import {renderManage} from "./manage.js";
 import {backupSection, showRestoreBanner, RESTORING} from "./backup.js";
 import {forgetHistory} from "./history.js";
-import {useGrammar} from "./topics.js";
+import {stateTopic, useGrammar} from "./topics.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -212,7 +212,7 @@ function setSocketStatus(text) {
 }
 
 function watchGatewayState() {
-  const topic = `${state.session.base}/$state`;
+  const topic = stateTopic(state.session.base);
   const show = (payload) => {
     const status = $("status-gateway");
     status.textContent = payload === "online" ? "gateway: ✓ online" : payload === "offline" ? "gateway: ✕ offline" : "gateway: ? unknown";

@@ -11,7 +11,7 @@ import {HttpError, errorText} from "./api.js";
 import {mainService, stateWords, primaryAction, isActive, isSensor, characteristicOf, lastSeenWords} from "./tiles.js";
 import {fittedControls} from "./controls.js";
 import {chartSvg, sparklineSvg, fetchHistory, withLiveValue, chartStart} from "./history.js";
-import {actionSetTopic, commandTopic, requestTopic} from "./topics.js";
+import {actionSetTopic, attributeTopic, commandTopic, requestTopic} from "./topics.js";
 
 const UNITS = {percentage: "%", celsius: "°C", fahrenheit: "°F", arcdegrees: "°", lux: "lx", seconds: "s"};
 const NUMERIC = new Set(["int", "float", "uint8", "uint16", "uint32", "uint64"]);
@@ -140,13 +140,13 @@ function renderTile(ctx, home, accessory, byId) {
     button.disabled = unreachable;
     reason.hidden = !unreachable;
     const bridge = accessory.bridge ? byId.get(accessory.bridge) : null;
-    const bridgeDown = bridge && ctx.store.get(`${bridge.topic}/$reachable`) === "false";
+    const bridgeDown = bridge && ctx.store.get(attributeTopic(bridge.topic, "reachable")) === "false";
     reason.textContent = !unreachable ? "" : bridgeDown ? `Unreachable: its bridge ${bridge.name} is not answering` : "Unreachable: the device is not answering";
   };
   for (const each of service?.characteristics ?? []) ctx.watch(each.topic, show);
-  ctx.watch(`${accessory.topic}/$reachable`, showReachability);
+  ctx.watch(attributeTopic(accessory.topic, "reachable"), showReachability);
   show();
-  showReachability(ctx.store.get(`${accessory.topic}/$reachable`));
+  showReachability(ctx.store.get(attributeTopic(accessory.topic, "reachable")));
   append(tile, button, plain,
     h("a", {className: "tile-name", id: nameId, href: `#accessory/${encodeURIComponent(accessory.id)}`, dataset: {testid: "tile-name", accessory: accessory.id}},
       accessory.name),
@@ -215,8 +215,8 @@ function tileSnapshot(ctx, home, accessory) {
     image.hidden = false;
     figure.dataset.updated = String(Date.now());
   };
-  ctx.watch(`${accessory.topic}/$snapshot`, show);
-  show(ctx.store.get(`${accessory.topic}/$snapshot`));
+  ctx.watch(attributeTopic(accessory.topic, "snapshot"), show);
+  show(ctx.store.get(attributeTopic(accessory.topic, "snapshot")));
   let visible = false;
   let timer = null;
   let stopped = false;
@@ -295,7 +295,7 @@ function historyChart(ctx, characteristic) {
   const describe = (value) => {
     if (value === null || value === undefined) return "no value";
     if (characteristic.format === "bool") return value ? "On" : "Off";
-    const label = (ctx.store.json(`${characteristic.topic}/$meta`)?.validValues ?? []).find((entry) => entry.value === value)?.label;
+    const label = (ctx.store.json(attributeTopic(characteristic.topic, "meta"))?.validValues ?? []).find((entry) => entry.value === value)?.label;
     if (label) return humanize(label);
     return `${formatValue(typeof value === "number" ? Math.round(value * 10) / 10 : value)}${unit && unit !== "%" && unit !== "°" ? " " + unit : unit}`;
   };
@@ -343,16 +343,16 @@ function renderAccessory(ctx, home, accessory, byId) {
     reachable.textContent = {reachable: "✓ reachable", unreachable: "✕ unreachable", unknown: "? reachability unknown"}[state];
     article.classList.toggle("unreachable", state === "unreachable");
   };
-  ctx.watch(`${accessory.topic}/$reachable`, showReachability);
-  showReachability(ctx.store.get(`${accessory.topic}/$reachable`));
+  ctx.watch(attributeTopic(accessory.topic, "reachable"), showReachability);
+  showReachability(ctx.store.get(attributeTopic(accessory.topic, "reachable")));
   const lastSeen = h("p", {className: "muted last-seen", dataset: {testid: "last-seen"}});
   const showLastSeen = (payload) => {
     lastSeen.dataset.iso = payload ?? "";
     lastSeen.title = payload ? new Date(payload).toLocaleString() : "";
     lastSeen.textContent = lastSeenWords(payload) ?? "Not heard from yet";
   };
-  ctx.watch(`${accessory.topic}/$last-seen`, showLastSeen);
-  showLastSeen(ctx.store.get(`${accessory.topic}/$last-seen`));
+  ctx.watch(attributeTopic(accessory.topic, "lastSeen"), showLastSeen);
+  showLastSeen(ctx.store.get(attributeTopic(accessory.topic, "lastSeen")));
   const identifyStatus = statusLine("identify-status", `identify:${accessory.id}`);
   append(article,
     h("header", {className: "accessory-head"},
@@ -391,8 +391,8 @@ function snapshotFigure(ctx, home, accessory) {
     image.hidden = false;
     note.textContent = `Snapshot of ${new Date().toLocaleTimeString()}`;
   };
-  ctx.watch(`${accessory.topic}/$snapshot`, show);
-  show(ctx.store.get(`${accessory.topic}/$snapshot`));
+  ctx.watch(attributeTopic(accessory.topic, "snapshot"), show);
+  show(ctx.store.get(attributeTopic(accessory.topic, "snapshot")));
   const status = statusLine("snapshot-status", `snapshot:${accessory.id}`);
   const take = async () => {
     setStatus(status, "pending", "taking a snapshot…");
@@ -528,13 +528,13 @@ function renderCharacteristic(ctx, characteristic) {
   showValue(row);
   ctx.watch(topic, () => showValue(row));
   ctx.watch(`${topic}/label`, () => showValue(row));
-  ctx.watch(`${topic}/$meta`, () => { buildControl(row); showValue(row); });
+  ctx.watch(attributeTopic(topic, "meta"), () => { buildControl(row); showValue(row); });
   return element;
 }
 
 /** Valid values with their labels: $meta has {value, label}; the layout has the bare values. */
 function choices(row) {
-  const meta = row.ctx.store.json(`${row.topic}/$meta`);
+  const meta = row.ctx.store.json(attributeTopic(row.topic, "meta"));
   const fromMeta = meta && Array.isArray(meta.validValues) ? meta.validValues : null;
   if (fromMeta) return fromMeta.map((entry) => (typeof entry === "object" ? entry : {value: entry}));
   if (Array.isArray(row.characteristic.validValues)) return row.characteristic.validValues.map((value) => ({value}));

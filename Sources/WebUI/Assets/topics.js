@@ -1,13 +1,14 @@
 // The topic grammar of docs/mqtt-api.md as the gateway defines it (Sources/Wire/TopicGrammar.swift)
 // and serves it with the session ("topics" in /api/session and /api/login): the reserved levels
-// ($request, $response, $events, ...) and the verbs (set, get, execute). Scripts name an entry by
-// its key and take its text from here; none spells a level or a verb of its own.
+// ($request, $response, $events, ...), the attributes ($reachable, $meta, ...) and the verbs
+// (set, get, execute). Scripts name an entry by
+// its key and take its text from here; none spells a level, an attribute or a verb of its own.
 
 let grammar = null;
 
 /** Takes the grammar the gateway served with the session. */
 export function useGrammar(served) {
-  if (served?.levels && served?.verbs) grammar = served;
+  if (served?.levels && served?.verbs && served?.attributes) grammar = served;
 }
 
 function level(name) {
@@ -20,6 +21,22 @@ function verb(name) {
   const text = grammar?.verbs?.[name];
   if (!text) throw new Error(`the gateway served no verb "${name}"`);
   return text;
+}
+
+function attribute(name) {
+  const text = grammar?.attributes?.[name];
+  if (!text) throw new Error(`the gateway served no attribute "${name}"`);
+  return text;
+}
+
+/** `<topic>/<attribute>`: an accessory's `$reachable`, `$last-seen`, `$snapshot`, a `$meta`. */
+export function attributeTopic(topic, name) {
+  return `${topic}/${attribute(name)}`;
+}
+
+/** `<base>/$state`: `online` or `offline`. */
+export function stateTopic(base) {
+  return `${base}/${level("state")}`;
 }
 
 /** `<topic>/<verb>`: a set, get or execute topic. */
