@@ -75,13 +75,13 @@ final class DeviceLink: Sendable {
     /// The accessories as last described by the device; empty before its first session.
     var accessories: [Accessory] { state.withLock { $0.mapping?.accessories ?? [] } }
 
-    /// Whether the link knows the accessory (from the device's last description, or by its id's
-    /// prefix before the first session).
     /// The executor of the device's session while it is open (``AccessorySession/preferredExecutor``).
     var taskExecutor: (any TaskExecutor)? {
         state.withLock { $0.client }?.preferredExecutor
     }
 
+    /// Whether the link knows the accessory (from the device's last description, or by its id's
+    /// prefix before the first session).
     func serves(_ id: AccessoryID) -> Bool {
         id.rawValue.hasPrefix(AccessoryMapping.idPrefix(deviceID: device.deviceID))
     }

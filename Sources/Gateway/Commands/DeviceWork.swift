@@ -14,6 +14,7 @@ final class DeviceWork: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Never rung: ``run()`` waits on it only to return when its task is cancelled.
     private let stopping = Alarm()
 
     /// Starts `work` now, on `executor` when one is given (a device connection's event loop:
