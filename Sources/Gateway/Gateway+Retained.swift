@@ -34,7 +34,7 @@ extension Gateway {
         var offered = 0
         forEachRetained { topic, payload in
             offered += 1
-            if retained.offer(topic, payload) { send(topic, payload, retain: true) }
+            if retained.offer(topic, payload) { send(topic, payload, retain: true, qos: policy.qos(of: topic)) }
         }
         logger.debug("synchronising: \(offered) retained messages built and handed to the broker in \(markerBack.duration(to: .now)), \(Self.residentMemory)")
         carry(retained.endSynchronisation())
@@ -48,7 +48,7 @@ extension Gateway {
             case .sendMarker(let topic):
                 send(topic, Array("sync".utf8), retain: false)
             case .publish(let topic, let payload):
-                send(topic, payload, retain: true)
+                send(topic, payload, retain: true, qos: policy.qos(of: topic))
             case .clear(let topic):
                 send(topic, [], retain: true)
             case .record(let topics):
@@ -71,7 +71,7 @@ extension Gateway {
     /// setting says, Home Assistant's discovery config when enabled; last the accessory
     /// browser's entries. Each topic comes once; payloads are made one at a time, never all held.
     func forEachRetained(_ body: (String, [UInt8]) -> Void) {
-        for (topic, payload) in LayoutDocument(base: base, map: map).messages(for: homes) { body(topic, payload) }
+        for (topic, payload) in LayoutDocument(base: base, map: map, options: policy.options).messages(for: homes) { body(topic, payload) }
         // Characteristics of one kind share a definition and so a `$meta`: made once, shared.
         var metaPayloads: [ObjectIdentifier: [UInt8]] = [:]
         for home in homes {
@@ -83,14 +83,20 @@ extension Gateway {
         for (topic, payload) in browserRetained() { body(topic, payload) }
     }
 
-    /// One accessory's retained messages (see ``forEachRetained(_:)``).
+    /// One accessory's retained messages (see ``forEachRetained(_:)``). What the options hold
+    /// back (a disabled accessory's, an excluded characteristic's, a value not retained) goes to
+    /// the page instead (``withhold(_:_:)``).
     private func forEachRetained(of accessory: Accessory, in home: Home, index: HomeIndex, metaPayloads: inout [ObjectIdentifier: [UInt8]],
                                  _ body: (String, [UInt8]) -> Void) {
         guard let topic = map.topic(of: .accessory(home.id, accessory.id)) else { return }
-        body(TopicGrammar.topic(topic, .meta), metaPayload(accessory, in: home, index: index))
+        let disabled = policy.isDisabled(accessory.id)
+        func emit(_ topic: String, _ payload: [UInt8], withheld: Bool = false) {
+            if disabled || withheld { withhold(topic, payload) } else { body(topic, payload) }
+        }
+        emit(TopicGrammar.topic(topic, .meta), metaPayload(accessory, in: home, index: index))
         let reachable = Array((accessory.isReachable ? "true" : "false").utf8)
-        body(TopicGrammar.topic(topic, .reachable), reachable)
-        if let seen = lastSeen.published(accessory.id) { body(TopicGrammar.topic(topic, .lastSeen), LastSeen.payload(seen)) }
+        emit(TopicGrammar.topic(topic, .reachable), reachable)
+        if let seen = lastSeen.published(accessory.id) { emit(TopicGrammar.topic(topic, .lastSeen), LastSeen.payload(seen)) }
         // Home Assistant's copy of `$reachable`, before the config that points at it.
         let discovery = discoveryConfig(accessory, in: home, index: index)
         if discovery != nil, let prefix = configuration.homeAssistantPrefix {
@@ -98,24 +104,35 @@ extension Gateway {
         }
         for service in accessory.visibleServices {
             if configuration.output.perService, let (serviceTopic, payload) = servicePayload(service, of: accessory, home: home.id) {
-                body(serviceTopic, payload)
+                emit(serviceTopic, payload)
             }
             guard configuration.output.perCharacteristic else { continue }
-            if let (colorTopic, payload) = colorPayload(service, of: accessory, home: home.id) { body(colorTopic, payload) }
+            if let (colorTopic, payload) = colorPayload(service, of: accessory, home: home.id) {
+                emit(colorTopic, payload, withheld: isExcluded(service, of: accessory, types: ["hue", "saturation"]))
+            }
             for characteristic in service.characteristics {
-                guard let valueTopic = map.topic(of: .characteristic(home.id, CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid))) else { continue }
+                let reference = CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid)
+                guard let valueTopic = map.topic(of: .characteristic(home.id, reference)) else { continue }
+                let rule = policy.rule(reference)
                 if configuration.characteristicMeta {
                     let key = ObjectIdentifier(characteristic.definition)
                     let payload = metaPayloads[key] ?? LayoutDocument.characteristicMeta(characteristic)
                     metaPayloads[key] = payload
-                    body(TopicGrammar.topic(valueTopic, .meta), payload)
+                    emit(TopicGrammar.topic(valueTopic, .meta), payload, withheld: rule.excluded)
                 }
                 guard !characteristic.isMomentary, let value = characteristic.value else { continue }
-                body(valueTopic, value.encoded)
-                if let label = ValueLabels.of(characteristic)?.label(of: value) { body("\(valueTopic)/label", Array(label.utf8)) }
+                emit(valueTopic, value.encoded, withheld: rule.excluded || !rule.retain)
+                if let label = ValueLabels.of(characteristic)?.label(of: value) {
+                    emit("\(valueTopic)/label", Array(label.utf8), withheld: rule.excluded || !rule.retain)
+                }
             }
         }
         if let discovery { body(discovery.topic, discovery.payload) }
+    }
+
+    /// Whether a characteristic of one of these types of the service is excluded.
+    private func isExcluded(_ service: Service, of accessory: Accessory, types: Set<String>) -> Bool {
+        service.characteristics.contains { types.contains($0.type) && policy.rule(CharacteristicReference(accessoryID: accessory.id, iid: $0.iid)).excluded }
     }
 
     /// Everything the gateway asserts, retained, in order (``forEachRetained(_:)`` collected).
@@ -131,7 +148,7 @@ extension Gateway {
         guard let topic = map.topic(of: .service(home, ServiceReference(accessoryID: accessory.id, serviceIID: service.iid))) else { return nil }
         var object: [String: JSON] = [:]
         for characteristic in service.characteristics where !characteristic.isMomentary {
-            guard let value = characteristic.value,
+            guard let value = characteristic.value, !policy.rule(CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid)).excluded,
                   let valueTopic = map.topic(of: .characteristic(home, CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid))) else { continue }
             object[String(valueTopic.dropFirst(topic.count + 1))] = .value(value)
         }
@@ -149,11 +166,14 @@ extension Gateway {
     }
 
     /// The Home Assistant discovery config of an accessory, when discovery is enabled.
+    /// None for a disabled accessory or one whose options say no device; the options' names,
+    /// device classes and entities left out are applied (``HomeAssistantDiscovery/applying(_:to:in:map:)``).
     func discoveryConfig(_ accessory: Accessory, in home: Home, index: HomeIndex) -> (topic: String, payload: [UInt8])? {
-        guard let prefix = configuration.homeAssistantPrefix,
+        guard let prefix = configuration.homeAssistantPrefix, !policy.isDisabled(accessory.id), policy.devices[accessory.id] != HomeAssistantOverride.none,
               let config = HomeAssistantDiscovery.config(for: accessory, in: home, map: map, base: base, prefix: prefix,
                                                          roomName: index.roomName(of: accessory), bridgeID: accessory.bridgeID) else { return nil }
-        return (config.topic, config.payload.encoded())
+        guard policy.options[accessory.id] != nil else { return (config.topic, config.payload.encoded()) }
+        return (config.topic, HomeAssistantDiscovery.applying(policy, to: config.payload, of: accessory, in: home.id, map: map).encoded())
     }
 
     /// Home Assistant came (back) online: every discovery config again, changed or not.
@@ -169,31 +189,51 @@ extension Gateway {
         logger.info("Home Assistant is online: discovery configs published again")
     }
 
-    /// Publishes a characteristic's value: retained, or not for momentary characteristics.
-    /// Returns false for a hidden characteristic, which has no topic.
+    /// Publishes a characteristic's value as its options say: retained (not for momentary
+    /// characteristics or where `retain` is off), at once or when its debounce or throttle lets
+    /// it (``PublishPacer``), not at all for an excluded characteristic or a disabled accessory;
+    /// what is held back goes to the page. Returns false for a hidden characteristic, which has
+    /// no topic.
     @discardableResult
     func publishValue(_ value: Value, of characteristic: Characteristic, reference: CharacteristicReference, home: HomeID) -> Bool {
         guard let topic = map.topic(of: .characteristic(home, reference)) else { return false } // hidden: no topic
-        let payload = value.encoded
-        let label = ValueLabels.of(characteristic)?.label(of: value)
-        if characteristic.isMomentary {
-            send(topic, payload, retain: false)
-            if let label { send("\(topic)/label", Array(label.utf8), retain: false) }
+        let rule = policy.rule(reference)
+        if policy.isDisabled(reference.accessoryID) || rule.excluded {
+            withholdValue(value, of: characteristic, topic: topic)
             return true
         }
-        if configuration.output.perCharacteristic {
+        if rule.isPaced, !pacer.offer(reference, debounce: rule.debounce, throttle: rule.throttle, now: clock.elapsed) {
+            withholdValue(value, of: characteristic, topic: topic)
+            wakePacerIfNeeded()
+            return true
+        }
+        publish(value, of: characteristic, reference: reference, topic: topic, home: home, rule: rule)
+        return true
+    }
+
+    /// Publishes a value on its topics (the label, the colour, the service's object with it).
+    func publish(_ value: Value, of characteristic: Characteristic, reference: CharacteristicReference, topic: String, home: HomeID, rule: PublishPolicy.Rule) {
+        let payload = value.encoded
+        let label = ValueLabels.of(characteristic)?.label(of: value)
+        if characteristic.isMomentary || !rule.retain {
+            if configuration.output.perCharacteristic || characteristic.isMomentary {
+                send(topic, payload, retain: false, qos: rule.qos)
+                if let label { send("\(topic)/label", Array(label.utf8), retain: false, qos: rule.qos) }
+            }
+            if !characteristic.isMomentary { withholdValue(value, of: characteristic, topic: topic) } // the page keeps it
+            if characteristic.isMomentary { return }
+        } else if configuration.output.perCharacteristic {
             assertRetained(topic, payload)
             if let label { assertRetained("\(topic)/label", Array(label.utf8)) }
-            if characteristic.type == "hue" || characteristic.type == "saturation", let (accessory, service) = serviceOf(reference),
-               let (colorTopic, colorPayload) = colorPayload(service, of: accessory, home: home) {
-                assertRetained(colorTopic, colorPayload)
-            }
+        }
+        if configuration.output.perCharacteristic, characteristic.type == "hue" || characteristic.type == "saturation",
+           let (accessory, service) = serviceOf(reference), let (colorTopic, colorPayload) = colorPayload(service, of: accessory, home: home) {
+            if isExcluded(service, of: accessory, types: ["hue", "saturation"]) { withhold(colorTopic, colorPayload) } else { assertRetained(colorTopic, colorPayload) }
         }
         if configuration.output.perService, let (accessory, service) = serviceOf(reference),
            let (serviceTopic, servicePayload) = servicePayload(service, of: accessory, home: home) {
             assertRetained(serviceTopic, servicePayload)
         }
-        return true
     }
 
     private func serviceOf(_ reference: CharacteristicReference) -> (Accessory, Service)? {
@@ -204,6 +244,10 @@ extension Gateway {
     func publishReachability(of accessory: Accessory, home: HomeID) {
         guard let topic = map.topic(of: .accessory(home, accessory.id)) else { return }
         let reachable = Array((accessory.isReachable ? "true" : "false").utf8)
+        if policy.isDisabled(accessory.id) {
+            withhold(TopicGrammar.topic(topic, .reachable), reachable)
+            return
+        }
         assertRetained(TopicGrammar.topic(topic, .reachable), reachable)
         // Home Assistant's copy, for an accessory that has a discovery config.
         if let prefix = configuration.homeAssistantPrefix {

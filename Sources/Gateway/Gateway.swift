@@ -66,6 +66,11 @@ public actor Gateway {
         /// The process's uptime, memory and CPU time for `$health`, read as `/metrics` reads
         /// them (the executable gives its reader; the default knows none).
         public var processFigures: @Sendable () -> ProcessFigures = { ProcessFigures() }
+        /// How each accessory's values are published (the configuration's `options:`; what
+        /// `$request/accessory/options` stores lies over it).
+        public var options = OptionsTable()
+        /// Where the values the options hold back from the broker go (the web page); nil: nowhere.
+        public var withheld: WithheldMessages?
 
         public init(baseTopic: TopicName, writeTimeout: Duration = .seconds(10), queueLimit: Int = 1000,
                     pollInterval: Duration = .seconds(30), layoutInterval: Duration = .seconds(1),
@@ -157,6 +162,15 @@ public actor Gateway {
     var connected = false
     /// Connections to the broker so far.
     var connections = 0
+    /// The options `$request/accessory/options` stored, per accessory.
+    var storedOptions: [AccessoryID: AccessoryOptions] = [:]
+    /// What the options make of the tree (``PublishPolicy``), worked out again at every reindex.
+    var policy = PublishPolicy()
+    /// The debounced and throttled values held (``PublishPacer``), and the wake-up of the loop
+    /// that publishes them when due (``releasePacedValues()``).
+    var pacer = PublishPacer()
+    let pacerAlarm = Alarm()
+    var pacerTimerDeadline: Duration?
     /// Wakes the trigger scheduler when the layout changed (`Gateway+Triggers.swift`).
     let triggerAlarm = Alarm()
     /// When ``run()`` began, and when the synchronisation under way began (the debug log's timings).
@@ -192,6 +206,7 @@ public actor Gateway {
         self.map = TopicMap(base: configuration.baseTopic.string, homes: [])
         self.retained = RetainedMachine(base: configuration.baseTopic.string, ledger: (try? store?.retainedTopics()) ?? [])
         self.locations = Self.locations(of: homes)
+        self.storedOptions = Self.readStoredOptions(store, logger: logger)
     }
 
     /// Serves until cancelled: device structure first, then MQTT, device events, the command
@@ -245,6 +260,7 @@ public actor Gateway {
                 group.addTask { try await self.publishHealthPeriodically() }
             }
             group.addTask { try await self.publishLastSeenWhenDue() }
+            group.addTask { try await self.releasePacedValues() }
             defer { group.cancelAll() }
             try await group.next()
         }
@@ -352,6 +368,7 @@ public actor Gateway {
         let known = Set(locations.keys)
         for device in devices where !known.contains(device.id) && driver.placement(of: device.id) != nil { place(device) }
         reindex()
+        warnAboutOptionsNamingNothing()
         for device in devices where device.isReachable { heard(from: device.id) }
         // The history gets the values that differ from those the store last knew.
         for device in devices {
@@ -365,6 +382,7 @@ public actor Gateway {
     func reindex() {
         map = TopicMap(base: base, homes: homes)
         locations = Self.locations(of: homes)
+        policy = PublishPolicy(table: configuration.options, stored: storedOptions, homes: homes, map: map)
         recordAccessoryCounts()
     }
 
@@ -396,9 +414,9 @@ public actor Gateway {
     }
 
     /// Hands a message to the broker in order; a failure is logged (the next sync repairs it).
-    func send(_ topic: TopicName, _ payload: [UInt8], retain: Bool, properties: Message.Properties = .init()) {
+    func send(_ topic: TopicName, _ payload: [UInt8], retain: Bool, qos: QoS = .atLeastOnce, properties: Message.Properties = .init()) {
         do {
-            try bus.send(Message(topic: topic, payload: payload, qos: .atLeastOnce, retain: retain, properties: properties))
+            try bus.send(Message(topic: topic, payload: payload, qos: qos, retain: retain, properties: properties))
             recordHealth(.messageSent)
         } catch {
             logger.debug("not published \(topic): \(error)")
@@ -406,7 +424,7 @@ public actor Gateway {
     }
 
     /// Sends to a topic the engine built from checked parts (the base, the tree's segments).
-    func send(_ topic: String, _ payload: [UInt8], retain: Bool, properties: Message.Properties = .init()) {
-        send(TopicName(trusted: topic), payload, retain: retain, properties: properties)
+    func send(_ topic: String, _ payload: [UInt8], retain: Bool, qos: QoS = .atLeastOnce, properties: Message.Properties = .init()) {
+        send(TopicName(trusted: topic), payload, retain: retain, qos: qos, properties: properties)
     }
 }

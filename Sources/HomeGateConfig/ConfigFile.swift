@@ -41,6 +41,9 @@ public struct ConfigFile: Sendable {
     public var history = History()
     /// How long a device may stay silent before it counts as unreachable (the `availability:` section).
     public var availability = Availability()
+    /// How each accessory's values are published (the `options:` section), beside what
+    /// `$request/accessory/options` stored.
+    public var options = OptionsTable()
     /// SHA-256 of the file's text: the same digest, the same homes (so a start can tell that the
     /// configuration is the one last applied without comparing the homes).
     public var sourceDigest: [UInt8] = []
@@ -152,7 +155,7 @@ public struct ConfigFile: Sendable {
     public static func parse(_ text: String, file: String, overrides: Overrides = Overrides(), environment: [String: String] = [:]) throws(ConfigError) -> ConfigFile {
         let root = try ConfigNode.parse(text, file: file)
         let keys = try root.mapping(allowed: ["base_topic", "data_dir", "log_level", "mqtt", "gateway", "home_assistant", "metrics", "hap", "matter", "homes", "simulator", "ui", "history",
-                                                    "availability"])
+                                                    "availability", "options"])
         let baseTopic = try keys["base_topic"].map(Self.baseTopic) ?? TopicName(uncheckedDefault: defaultBaseTopic)
         var dataDirectory = try keys["data_dir"]?.path() ?? ConfigNode.resolve("data", relativeTo: file)
         if let override = overrides.dataDirectory { dataDirectory = override }
@@ -183,6 +186,7 @@ public struct ConfigFile: Sendable {
         file.history = try keys["history"].map(Self.history) ?? History()
         file.availability = try Self.availability(keys["availability"], threadKeepAlive: hap.threadKeepAlive.map { ($0, keys["hap"]) })
         file.matter = try keys["matter"].flatMap(Self.matter)
+        file.options = try keys["options"].map(Self.options) ?? OptionsTable()
         return file
     }
 

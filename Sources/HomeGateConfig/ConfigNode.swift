@@ -99,6 +99,12 @@ public struct ConfigNode {
         return scalar.string
     }
 
+    /// Whether the node is YAML's plain null (`~`, `null`, or nothing).
+    public var isPlainNull: Bool {
+        guard case .scalar(let scalar) = node else { return false }
+        return scalar.style == .plain && Self.nullSpellings.contains(scalar.string)
+    }
+
     /// YAML's plain null (the core schema).
     static let nullSpellings: Set<String> = ["", "~", "null", "Null", "NULL"]
 

@@ -38,6 +38,8 @@ enum SettingKey {
     static let lastAppliedDigest = "last-applied-configuration-digest"
     /// Present (with an empty value) once a layout was saved, even a layout of no homes.
     static let layoutSaved = "layout-saved"
+    /// The options `$request/accessory/options` set, per accessory id (one JSON object).
+    static let accessoryOptions = "accessory-options"
 }
 
 /// The SQL of each migration.

@@ -19,10 +19,13 @@ public actor LiveFeed {
         public var baseTopic: TopicName
         /// Frames that may wait for one page before it is disconnected.
         public var queueLimit: Int
+        /// What the engine's options hold back from the broker, for the pages; nil: none.
+        public var withheld: WithheldMessages?
 
-        public init(baseTopic: TopicName, queueLimit: Int = 100_000) {
+        public init(baseTopic: TopicName, queueLimit: Int = 100_000, withheld: WithheldMessages? = nil) {
             self.baseTopic = baseTopic
             self.queueLimit = queueLimit
+            self.withheld = withheld
         }
     }
 
@@ -50,6 +53,10 @@ public actor LiveFeed {
     private let filter: TopicFilter
     /// The retained messages under the base by topic, as text.
     private var retained: [String: String] = [:]
+    /// What the engine holds back from the broker (a throttled value, an excluded
+    /// characteristic, a disabled accessory, a value not retained), by topic, as text: part of
+    /// every page's picture until the broker carries the topic itself.
+    private var withheld: [String: String] = [:]
     private var pages: [UUID: Page] = [:]
     private var endings: [UUID: Ending] = [:]
     private(set) var isConnected = false
@@ -68,6 +75,9 @@ public actor LiveFeed {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await self.followConnection() }
             group.addTask { await self.consumeMessages() }
+            if let stream = self.configuration.withheld?.messages {
+                group.addTask { for await message in stream { await self.receiveWithheld(message) } }
+            }
             // Subscribed once: the client makes the subscription again after every reconnect.
             group.addTask { try await self.client.subscribe([Subscription(self.filter, qos: .atLeastOnce, retainAsPublished: true)]) }
             // Returns when cancelled, after a clean disconnect; throws if the broker refuses us for good.
@@ -90,8 +100,9 @@ public actor LiveFeed {
         let (stream, sink) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(configuration.queueLimit))
         pages[id] = Page(session: session, sink: sink)
         var first = [Frame.broker(connected: true)]
-        first.reserveCapacity(retained.count + 2)
-        for (topic, payload) in retained.sorted(by: { $0.key < $1.key }) {
+        first.reserveCapacity(retained.count + withheld.count + 2)
+        let picture = withheld.isEmpty ? retained : retained.merging(withheld) { _, held in held }
+        for (topic, payload) in picture.sorted(by: { $0.key < $1.key }) {
             first.append(Frame.message(topic: topic, payload: payload, retained: true))
         }
         first.append(Frame.synced)
@@ -142,10 +153,25 @@ public actor LiveFeed {
     private func receive(_ message: Message) {
         let topic = message.topic.string
         let payload = Self.pageText(of: message)
+        // The broker carries it now (a held value released, options changed); the broker
+        // clearing a topic the engine withholds leaves the engine's value.
+        if !withheld.isEmpty, !payload.isEmpty { withheld.removeValue(forKey: topic) }
         if message.retain {
             if payload.isEmpty { retained.removeValue(forKey: topic) } else { retained[topic] = payload }
         }
+        if payload.isEmpty, let held = withheld[topic] {
+            broadcast(Frame.message(topic: topic, payload: held, retained: true)) // the page keeps the engine's value
+            return
+        }
         broadcast(Frame.message(topic: topic, payload: payload, retained: message.retain))
+    }
+
+    /// A message the engine withheld: kept for new pages, shown to the open ones (as retained:
+    /// it is state, not a one-off).
+    private func receiveWithheld(_ message: WithheldMessages.Message) {
+        let payload = String(decoding: message.payload, as: UTF8.self)
+        if payload.isEmpty { withheld.removeValue(forKey: message.topic) } else { withheld[message.topic] = payload }
+        broadcast(Frame.message(topic: message.topic, payload: payload, retained: true))
     }
 
     /// A message's payload as the page gets it: text as it is; a camera's `$snapshot` (raw JPEG

@@ -16,6 +16,7 @@ import Prometheus
 import ServiceLifecycle
 import WebServer
 import WebUI
+import Wire
 
 /// `homegate run`: connects to the broker and serves until SIGINT or SIGTERM.
 struct RunCommand: AsyncParsableCommand {
@@ -151,6 +152,8 @@ struct RunCommand: AsyncParsableCommand {
         engineConfiguration.healthInterval = file.engine.healthInterval
         engineConfiguration.lastSeenInterval = file.engine.lastSeenInterval
         engineConfiguration.processFigures = { ProcessMetrics.healthFigures() }
+        engineConfiguration.options = file.options
+        engineConfiguration.withheld = webPage?.withheld
         engineConfiguration.history = file.history.enabled
             ? Gateway.History(retention: .seconds(file.history.days * 86_400), maxPoints: file.history.maxPoints) : nil
         let engine = Gateway(
@@ -218,7 +221,7 @@ struct RunCommand: AsyncParsableCommand {
 
     /// The web page (`ui:`), if configured: its server and the broker connection that feeds it,
     /// which uses the gateway's account under the client id `<client id>-ui`.
-    private func makeWebPage(_ file: ConfigFile, maintenance: GatewayMaintenance?, logger: Logger) throws -> (server: WebUI, feed: LiveFeed)? {
+    private func makeWebPage(_ file: ConfigFile, maintenance: GatewayMaintenance?, logger: Logger) throws -> (server: WebUI, feed: LiveFeed, withheld: WithheldMessages)? {
         guard let settings = file.ui else { return nil }
         var mqtt = file.mqtt
         mqtt.clientID += "-ui"
@@ -226,8 +229,11 @@ struct RunCommand: AsyncParsableCommand {
         mqtt.cleanStart = true
         let feed: LiveFeed
         let server: WebUI
+        // What the options hold back from the broker reaches the page through the feed.
+        let withheld = WithheldMessages()
         do {
-            feed = LiveFeed(client: try MQTT.Client(configuration: mqtt, logger: logger), configuration: .init(baseTopic: file.baseTopic), logger: logger)
+            feed = LiveFeed(client: try MQTT.Client(configuration: mqtt, logger: logger),
+                            configuration: .init(baseTopic: file.baseTopic, withheld: withheld), logger: logger)
             let configuration = WebUI.Configuration(
                 host: settings.host, port: settings.port,
                 signIn: settings.usersFile.flatMap { users in settings.passwordFile.map { (users, $0) } },
@@ -247,7 +253,7 @@ struct RunCommand: AsyncParsableCommand {
             printError("ui: \(error)")
             throw HomeGateExit.configuration
         }
-        return (server, feed)
+        return (server, feed, withheld)
     }
 
     /// The command-line overrides (checked in ``validate()``).

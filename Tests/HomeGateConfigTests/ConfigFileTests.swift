@@ -118,7 +118,7 @@ struct ConfigFileTests {
         ("base_topic: home/\n", "homegate.yml:1: base_topic: \"home/\" has an empty level"),
         ("base_topic: [a]\n", "homegate.yml:1: base_topic: expected a text value, got a list"),
         ("log_level: loud\n", "homegate.yml:1: log_level: expected one of trace, debug, info, notice, warning, error, critical, got \"loud\""),
-        ("logging: info\n", "homegate.yml:1: logging: unknown key (known here: base_topic, data_dir, log_level, mqtt, gateway, home_assistant, metrics, hap, matter, homes, simulator, ui, history, availability)"),
+        ("logging: info\n", "homegate.yml:1: logging: unknown key (known here: base_topic, data_dir, log_level, mqtt, gateway, home_assistant, metrics, hap, matter, homes, simulator, ui, history, availability, options)"),
         ("hap:\n  browser: sometimes\n", "homegate.yml:2: hap.browser: expected one of on-request, always, got \"sometimes\""),
         ("hap:\n  browse_interval: 0\n", "homegate.yml:2: hap.browse_interval: must be within 1...86400 seconds, got 0"),
         ("hap:\n  thread_keep_alive: 7200\n", "homegate.yml:2: hap.thread_keep_alive: must be within 1...3600 seconds, got 7200"),

@@ -3,7 +3,7 @@
 // Run by scripts/test-web-ui: node --test Tests/WebUI/
 import test from "node:test";
 import assert from "node:assert/strict";
-import {mainService, stateWords, primaryAction, isActive, lastSeenWords} from "../../Sources/WebUI/Assets/tiles.js";
+import {mainService, stateWords, primaryAction, isActive, lastSeenWords, optionWords} from "../../Sources/WebUI/Assets/tiles.js";
 import {wheelValue, wheelPoint} from "../../Sources/WebUI/Assets/controls.js";
 
 const rw = ["pr", "pw", "ev"], ro = ["pr", "ev"];
@@ -84,4 +84,19 @@ test("last seen in words: just now, then minutes, hours and days ago; nothing fo
   assert.equal(lastSeenWords("2026-11-18T12:00:00Z", now), "Last seen 10 days ago");
   assert.equal(lastSeenWords("yesterday", now), undefined);
   assert.equal(lastSeenWords(undefined, now), undefined);
+});
+
+test("an accessory's options in words, one line each", () => {
+  assert.deepEqual(optionWords(undefined), []);
+  assert.deepEqual(optionWords({}), []);
+  assert.deepEqual(optionWords({
+    disabled: true, exclude: ["outlet/outlet-in-use"], retain: false, qos: 0, homeassistant: {name: "Sofa Light"},
+    characteristics: {"lightbulb/brightness": {debounce: 300}, "battery-level": {throttle: 600000, homeassistant: null}},
+  }), [
+    "Disabled: followed, nothing published or discovered",
+    "Not published: outlet/outlet-in-use",
+    "All values: not retained, QoS 0, in Home Assistant as “Sofa Light”",
+    "battery-level: throttle 600 s, no Home Assistant entity",
+    "lightbulb/brightness: debounce 0.3 s",
+  ]);
 });

@@ -449,6 +449,25 @@ def checks(run):
         f"a refused write: {error!r}, the value stays; "
         "the simulator's brightness 55 shows without a reload")
 
+    # 4b. Options: the kitchen sensor's temperature excluded over MQTT; its detail says so in words, and a
+    # value the broker is never told still reaches the page; the options removed again.
+    kitchen = "homegate/demo-home/kitchen/kitchen-sensor/temperature-sensor/current-temperature"
+    run.request("accessory/options", {"accessory": "sim-kitchen-sensor", "options": {"exclude": ["temperature-sensor/current-temperature"]}})
+    page.go("home")
+    page.open_detail("sim-kitchen-sensor")
+    page.wait(lambda: "Not published: temperature-sensor/current-temperature" in page.text("[data-accessory=sim-kitchen-sensor] [data-testid=options]"),
+              "the kitchen sensor's options in words on its detail")
+    run.request("simulator/update", {"accessory": "sim-kitchen-sensor", "characteristic": "current-temperature", "value": 23.4})
+    page.wait(lambda: page.value_of(kitchen) == "23.4", "the excluded temperature (23.4) on the page")
+    on_broker = subprocess.run(["mosquitto_sub", "-p", str(run.mqtt_port), "-t", kitchen, "-C", "1", "-W", "2", "--retained-only"],
+                               capture_output=True, text=True).stdout.strip()
+    if on_broker:
+        raise Failure(f"the excluded temperature is retained on the broker: {on_broker!r}")
+    run.request("accessory/options", {"accessory": "sim-kitchen-sensor", "options": {}})
+    page.wait(lambda: not page.find("[data-accessory=sim-kitchen-sensor] [data-testid=options]"), "the options gone from the detail")
+    log("4b. options: the kitchen temperature excluded over MQTT, said in words on its detail; "
+        "its new value 23.4 on the page, none retained on the broker; removed again")
+
     # 5. The colour wheel: one tap, ONE service-level set with both hue and saturation, acknowledged.
     wheel = page.one("[data-testid=colour-wheel]", "the Floor Lamp's colour wheel")
     radius = driver.execute_script("return arguments[0].getBoundingClientRect().width / 2", wheel)

@@ -18,7 +18,8 @@ extension Gateway {
     private func publishLastSeen(of id: AccessoryID) {
         guard let (home, accessory) = accessory(id), let date = lastSeen.published(id),
               let topic = map.topic(of: .accessory(home.id, accessory.id)) else { return }
-        assertRetained(TopicGrammar.topic(topic, .lastSeen), LastSeen.payload(date))
+        let lastSeenTopic = TopicGrammar.topic(topic, .lastSeen)
+        if policy.isDisabled(id) { withhold(lastSeenTopic, LastSeen.payload(date)) } else { assertRetained(lastSeenTopic, LastSeen.payload(date)) }
     }
 
     /// Publishes the `$last-seen` of the accessories heard from since their last one, once

@@ -28,7 +28,7 @@ extension Gateway {
             try await Task.sleep(for: configuration.layoutInterval)
             metrics.recordQueueDepth(machine.waitingCount)
             guard retained.takeLayoutChange() else { continue }
-            carry(retained.assertLayout(LayoutDocument(base: base, map: map).messages(for: homes)))
+            carry(retained.assertLayout(LayoutDocument(base: base, map: map, options: policy.options).messages(for: homes)))
         }
     }
 

@@ -21,6 +21,8 @@ public struct LayoutDocument {
 
     let base: String
     let map: TopicMap
+    /// The options of the accessories that have any (shown with them, so the page and tools see them).
+    var options: [AccessoryID: AccessoryOptions] = [:]
 
     /// Every message of the layout: topic and payload, each part before the message that names
     /// it (a room's parts, then its home's part; the index last), so that a client reading in
@@ -119,7 +121,13 @@ public struct LayoutDocument {
             "serialNumber": .string(accessory.serialNumber), "firmwareRevision": .string(accessory.firmwareRevision),
             "bridge": .string(accessory.bridgeID?.rawValue), "bridged": .array((index.bridged[accessory.id] ?? []).map(JSON.string)),
             "services": .array(accessory.visibleServices.map { serviceObject($0, accessory: accessory, home: home) }),
-        ])
+        ].merging(optionFields(of: accessory.id)) { first, _ in first })
+    }
+
+    /// `options` (as set, the layers joined) and `disabled`, for an accessory that has options.
+    private func optionFields(of id: AccessoryID) -> [String: JSON] {
+        guard !options.isEmpty, let given = options[id] else { return [:] }
+        return ["options": given.json, "disabled": .bool(given.disabled == true)]
     }
 
     private func serviceObject(_ service: Service, accessory: Accessory, home: Home) -> JSON {

@@ -28,6 +28,8 @@ extension Gateway {
             return try await unpair(try management.accessoryID(accessory, home: home))
         case .pairings(let accessory, let remove, let home):
             return try await devicePairings(try management.accessoryID(accessory, home: home), removing: remove)
+        case .options(let accessory, let options, let home):
+            return try accessoryOptions(try management.accessoryID(accessory, home: home), setting: options)
         case .executeActionSet(let name, let home):
             let (homeID, actionSet) = try management.actionSet(name, home: home)
             return try await execute(actionSet, inHome: homeID)

@@ -17,6 +17,8 @@ enum ManagementRequest: Equatable {
     /// Lists the controllers the device `accessory` belongs to is paired with, after removing
     /// controller `remove` when it names one.
     case pairings(accessory: String, remove: String?, home: String?)
+    /// Replaces the options stored for an accessory (nil: only answers them).
+    case options(accessory: String, set: AccessoryOptions?, home: String?)
     /// Runs an action set's writes.
     case executeActionSet(String, home: String?)
     /// Turns the accessory browser on or off.
@@ -212,9 +214,20 @@ extension ManagementRequest {
         case "unpair": .unpair(accessory: try fields.string("accessory"), home: home)
         case "pairings": .pairings(accessory: try fields.string("accessory"), remove: try fields.optionalString("remove"), home: home)
         case "snapshot": .snapshot(try Snapshot(fields, home: home))
+        case "options": .options(accessory: try fields.string("accessory"), set: try options(fields), home: home)
         default:
             throw Gateway.RequestError(code: "unknown-request",
-                                       message: "unknown request \"accessory/\(verb)\"; known: assign-room, rename, remove, identify, pair, unpair, pairings, snapshot")
+                                       message: "unknown request \"accessory/\(verb)\"; known: assign-room, rename, remove, identify, pair, unpair, pairings, snapshot, options")
+        }
+    }
+
+    /// `options`, read by the one reader of options; absent: none to set.
+    private static func options(_ fields: ManagementBody) throws -> AccessoryOptions? {
+        guard let json = fields.raw["options"] else { return nil }
+        do throws(JSONOptionsSource.Failure) {
+            return try AccessoryOptions(reading: JSONOptionsSource(json, keyPath: "options"))
+        } catch {
+            throw Gateway.RequestError.invalid("\(error)")
         }
     }
 

@@ -8,7 +8,7 @@
 import {h, append, mqttDetails, codeLine, copyButton, mosquittoPub, statusLine, setStatus, humanize, formatValue, removeButton} from "./dom.js";
 import {categoryIcon} from "./icons.js";
 import {HttpError, errorText} from "./api.js";
-import {mainService, stateWords, primaryAction, isActive, isSensor, characteristicOf, lastSeenWords} from "./tiles.js";
+import {mainService, stateWords, primaryAction, isActive, isSensor, characteristicOf, lastSeenWords, optionWords} from "./tiles.js";
 import {fittedControls} from "./controls.js";
 import {chartSvg, sparklineSvg, fetchHistory, withLiveValue, chartStart} from "./history.js";
 import {actionSetTopic, attributeTopic, commandTopic, requestTopic} from "./topics.js";
@@ -151,6 +151,7 @@ function renderTile(ctx, home, accessory, byId) {
     h("a", {className: "tile-name", id: nameId, href: `#accessory/${encodeURIComponent(accessory.id)}`, dataset: {testid: "tile-name", accessory: accessory.id}},
       accessory.name),
     reason,
+    accessory.disabled ? h("p", {className: "tile-reason muted", dataset: {testid: "tile-disabled"}}, "Disabled: not published") : null,
     camera ? tileSnapshot(ctx, home, accessory) : null,
     isSensor(service) ? tileSparkline(ctx, service) : null,
     status);
@@ -366,6 +367,7 @@ function renderAccessory(ctx, home, accessory, byId) {
     bridgeLine(accessory, byId),
     isCamera(accessory) ? snapshotFigure(ctx, home, accessory) : null,
     accessory.services.map((service) => renderService(ctx, service)),
+    optionsSection(ctx, accessory),
     controllersSection(ctx, home, accessory),
     h("div", {className: "accessory-foot"},
       h("button", {type: "button", className: "secondary", dataset: {testid: "identify"},
@@ -374,6 +376,19 @@ function renderAccessory(ctx, home, accessory, byId) {
       mqttDetails(`${accessory.topic}`, mosquittoPub(requestTopic(ctx.session.base, "accessory", "identify"), JSON.stringify({accessory: accessory.id})),
         "MQTT: the accessory, identify")));
   return article;
+}
+
+/** What the accessory's options hold back or change (`$layout`'s `options`), in words; they are
+ *  set in the configuration or with `$request/accessory/options`. */
+function optionsSection(ctx, accessory) {
+  const lines = optionWords(accessory.options);
+  if (!lines.length) return null;
+  return h("section", {className: "options", dataset: {testid: "options"}, "aria-label": "Options"},
+    h("h3", {}, "Options"),
+    h("ul", {}, lines.map((line) => h("li", {}, line))),
+    h("p", {className: "muted"}, "What the options hold back still reaches this page and the history."),
+    mqttDetails(accessory.topic, mosquittoPub(requestTopic(ctx.session.base, "accessory", "options"),
+      JSON.stringify({accessory: accessory.id, options: accessory.options})), "MQTT: the options"));
 }
 
 function isCamera(accessory) {

@@ -164,3 +164,36 @@ export function lastSeenWords(iso, now = new Date()) {
     : seconds < 86_400 ? [Math.floor(seconds / 3600), "hour"] : [Math.floor(seconds / 86_400), "day"];
   return `Last seen ${count} ${unit}${count === 1 ? "" : "s"} ago`;
 }
+
+/** An accessory's options (its `$layout` entry's `options`, docs/configuration.md "The options
+ *  section") in words, one line each: `Disabled: followed, nothing published`, `Not published:
+ *  outlet/outlet-in-use`, `lightbulb/brightness: debounce 0.3 s`. Empty when it has none. */
+export function optionWords(options) {
+  if (!options) return [];
+  const lines = [];
+  if (options.disabled) lines.push("Disabled: followed, nothing published or discovered");
+  if (options.exclude?.length) lines.push(`Not published: ${options.exclude.join(", ")}`);
+  const own = publishWords(options, true);
+  if (own) lines.push(`All values: ${own}`);
+  for (const [path, entry] of Object.entries(options.characteristics ?? {}).sort(([a], [b]) => a.localeCompare(b))) {
+    const words = publishWords(entry, false);
+    if (words) lines.push(`${path}: ${words}`);
+  }
+  return lines;
+}
+
+function publishWords(entry, isAccessory) {
+  const words = [];
+  if (entry.retain === false) words.push("not retained");
+  if (entry.retain === true) words.push("retained");
+  if (entry.qos !== undefined) words.push(`QoS ${entry.qos}`);
+  if (entry.debounce) words.push(`debounce ${entry.debounce / 1000} s`);
+  if (entry.throttle) words.push(`throttle ${entry.throttle / 1000} s`);
+  if (entry.homeassistant === null) words.push(isAccessory ? "not in Home Assistant" : "no Home Assistant entity");
+  else if (entry.homeassistant) {
+    const named = entry.homeassistant.name ? `“${entry.homeassistant.name}”` : "";
+    const kind = entry.homeassistant.device_class ? ` (${entry.homeassistant.device_class})` : "";
+    words.push(`in Home Assistant as ${named}${kind}`.trim());
+  }
+  return words.join(", ");
+}

@@ -1,0 +1,120 @@
+import Foundation
+import HomeModel
+import HomeStore
+import Logging
+import Timing
+import Wire
+
+/// Options per accessory and characteristic (docs/configuration.md, "Options per accessory";
+/// docs/mqtt-api.md, `accessory/options`): what they make of the tree is the ``PublishPolicy``,
+/// applied where values, reachability and discovery configs are published
+/// (`Gateway+Retained.swift`); here the debounced and throttled values are released when due,
+/// what is held back is handed to the page, and `$request/accessory/options` is carried out.
+extension Gateway {
+    // MARK: Held values
+
+    /// Publishes the held values when they are due (``PublishPacer``), one sleep at a time.
+    func releasePacedValues() async throws {
+        while true {
+            let generation = pacerAlarm.generation
+            let deadline = pacer.nextDeadline
+            pacerTimerDeadline = deadline
+            try await pacerAlarm.sleep(until: deadline.map(EngineClock.Instant.init), on: clock, unlessRungAfter: generation)
+            pacerTimerDeadline = nil
+            for reference in pacer.release(now: clock.elapsed) { publishHeld(reference) }
+        }
+    }
+
+    /// Wakes the release loop when the pacer's next deadline is earlier than the one it sleeps for.
+    func wakePacerIfNeeded() {
+        guard let next = pacer.nextDeadline else { return }
+        if let sleepingUntil = pacerTimerDeadline, sleepingUntil <= next { return }
+        pacerTimerDeadline = next
+        pacerAlarm.ring()
+    }
+
+    /// A held characteristic is due: its value now (the newest) goes out as its rule says.
+    private func publishHeld(_ reference: CharacteristicReference) {
+        guard let (home, accessory) = accessory(reference.accessoryID), let (_, characteristic) = accessory.characteristic(reference.iid),
+              let value = characteristic.value, let topic = map.topic(of: .characteristic(home.id, reference)) else { return }
+        let rule = policy.rule(reference)
+        guard !policy.isDisabled(reference.accessoryID), !rule.excluded else { return }
+        publish(value, of: characteristic, reference: reference, topic: topic, home: home.id, rule: rule)
+    }
+
+    /// Hands the page what the broker is not told (``WithheldMessages``).
+    func withhold(_ topic: String, _ payload: [UInt8]) {
+        configuration.withheld?.withhold(topic, payload)
+    }
+
+    /// A value (and its label) the broker is not told, for the page.
+    func withholdValue(_ value: Value, of characteristic: Characteristic, topic: String) {
+        guard configuration.withheld != nil, !characteristic.isMomentary else { return }
+        withhold(topic, value.encoded)
+        if let label = ValueLabels.of(characteristic)?.label(of: value) { withhold("\(topic)/label", Array(label.utf8)) }
+    }
+
+    // MARK: The request
+
+    /// `accessory/options`: with `options`, they replace what was stored for the accessory
+    /// (`{}` removes it: the configuration's alone apply); answers what is stored, what the
+    /// configuration gives and what applies.
+    func accessoryOptions(_ id: AccessoryID, setting options: AccessoryOptions?) throws -> [String: JSON] {
+        guard let (home, accessory) = accessory(id) else { throw RequestError.notFound("no accessory \(id)") }
+        if let options {
+            let unknown = PublishPolicy.unknownPaths(in: options, of: accessory, in: home.id, map: map)
+            guard unknown.isEmpty else {
+                let known = PublishPolicy.places(of: accessory, in: home.id, map: map).map(\.path)
+                throw RequestError.invalid("\(accessory.name) has no service or characteristic \(unknown.map { "\"\($0)\"" }.joined(separator: ", ")); its paths: \(known.joined(separator: ", "))")
+            }
+            storedOptions[id] = options.isEmpty ? nil : options
+            let stored = storedOptions
+            storeWriter.write("save the accessories' options") { store throws(StoreError) in try store.saveAccessoryOptions(stored) }
+            optionsDidChange()
+            announce("accessory-options", ["accessory": .string(id.rawValue), "name": .string(accessory.name), "home": .string(home.name),
+                                           "options": (policy.options[id] ?? AccessoryOptions()).json])
+        }
+        return ["accessory": .string(id.rawValue), "options": (storedOptions[id] ?? AccessoryOptions()).json,
+                "configured": configuration.options.options(of: id).json, "effective": (policy.options[id] ?? AccessoryOptions()).json]
+    }
+
+    /// The options changed: the policy is worked out again, what was held goes out under the new
+    /// rules, and the retained topics follow (topics no longer published are cleared, `$layout`
+    /// and the discovery configs say the new options).
+    private func optionsDidChange() {
+        policy = PublishPolicy(table: configuration.options, stored: storedOptions, homes: homes, map: map)
+        for reference in pacer.releaseAll() { publishHeld(reference) }
+        retained.layoutChanged()
+        republishAfterLayoutChange()
+    }
+
+    // MARK: Start
+
+    /// The options the store holds; what cannot be read is named in the log and left out.
+    static func readStoredOptions(_ store: HomeStore?, logger: Logger) -> [AccessoryID: AccessoryOptions] {
+        guard let store else { return [:] }
+        do {
+            let (options, damaged) = try store.accessoryOptions()
+            for entry in damaged { logger.error("stored accessory options left out (set them again with $request/accessory/options): \(entry)") }
+            return options
+        } catch {
+            logger.error("the stored accessory options could not be read: \(error)")
+            return [:]
+        }
+    }
+
+    /// Says in the log which options name nothing: an accessory the home does not have, a path
+    /// its accessory does not have (a typo, a service renamed since).
+    func warnAboutOptionsNamingNothing() {
+        for id in Set(configuration.options.accessories.keys).union(storedOptions.keys).sorted(by: { $0.rawValue < $1.rawValue }) {
+            guard let (home, accessory) = accessory(id) else {
+                logger.warning("options are given for accessory \(id), which the home does not have")
+                continue
+            }
+            let unknown = PublishPolicy.unknownPaths(in: policy.options[id] ?? AccessoryOptions(), of: accessory, in: home.id, map: map)
+            if !unknown.isEmpty {
+                logger.warning("the options of \(accessory.name) (\(id)) name what it does not have: \(unknown.joined(separator: ", "))")
+            }
+        }
+    }
+}
