@@ -32,6 +32,10 @@ import TestSupport
         try await results.subscribe("\(on.topic)/set/result")
         try await HAPEndToEndTests.mosquittoPub(fixture.broker, "\(on.topic)/set", first)
         #expect(try GatewayFixture.decode(try await results.inbox.first(on: "\(on.topic)/set/result").payload)["ok"] as? Bool == true)
+        // Options set over MQTT are in the store, so in the backup.
+        let accessory = "hap-\(peer.deviceID.replacingOccurrences(of: ":", with: "").lowercased())-\(on.aid)"
+        let options = try await fixture.request("accessory/options", #"{"accessory": "\#(accessory)", "options": {"throttle": 60000}}"#)
+        #expect(options["ok"] as? Bool == true, "\(options)")
 
         // The backup, while the gateway runs (and holds the database open in WAL mode).
         let backups = try TemporaryDirectory.make(prefix: "backups")
@@ -68,6 +72,8 @@ import TestSupport
         try await HAPEndToEndTests.mosquittoPub(restarted.broker, "\(on.topic)/set", second)
         let ack = try GatewayFixture.decode(try await again.inbox.first(on: "\(on.topic)/set/result").payload)
         #expect(ack["ok"] as? Bool == true, "\(ack)")
+        let kept = try await restarted.request("accessory/options", #"{"accessory": "\#(accessory)"}"#)
+        #expect(((kept["data"] as? [String: Any])?["options"] as? [String: Any])?["throttle"] as? Int == 60000, "the options restored: \(kept)")
         let aid = on.aid, iid = on.iid
         _ = try await peer.waitForLine { $0.contains("\"event\": \"write\", \"aid\": \(aid), \"iid\": \(iid), \"value\": \(second)") }
         #expect(peer.logText().components(separatedBy: "\"event\": \"paired\"").count == 2, "paired once, never again:\n\(peer.logText())")

@@ -467,6 +467,8 @@ def checks(run):
     page.wait(lambda: not page.find("[data-accessory=sim-kitchen-sensor] [data-testid=options]"), "the options gone from the detail")
     log("4b. options: the kitchen temperature excluded over MQTT, said in words on its detail; "
         "its new value 23.4 on the page, none retained on the broker; removed again")
+    page.go("home")
+    page.open_detail("sim-lamp-1")  # where step 5 goes on
 
     # 5. The colour wheel: one tap, ONE service-level set with both hue and saturation, acknowledged.
     wheel = page.one("[data-testid=colour-wheel]", "the Floor Lamp's colour wheel")
