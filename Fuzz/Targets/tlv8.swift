@@ -1,4 +1,4 @@
-// libFuzzer target: TLV8 (pair-setup, pair-verify and pairings messages from accessories).
+// libFuzzer target: TLV8 (pair-setup, pair-verify and pairings messages from accessories, Adaptive Lighting's transitions).
 // Properties: decoding never crashes; what decodes encodes to bytes that decode again.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzTLV8(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
@@ -9,6 +9,6 @@ public func fuzzTLV8(_ data: UnsafePointer<UInt8>, _ count: Int) -> CInt {
     } catch {
         fatalError("a decoded TLV8 does not decode after encoding: \(error)")
     }
-    _ = tlv.split()
+    _ = tlv.split(separatedBy: 0xFF)
     return 0
 }

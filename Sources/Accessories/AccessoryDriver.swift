@@ -18,6 +18,12 @@ public protocol AccessoryDriver: Sendable {
     /// - Throws: ``StatusError`` with the device's HAP status. Cancellation stops the wait.
     func write(_ value: Value, to characteristic: CharacteristicReference) async throws(StatusError)
 
+    /// Writes a characteristic asking for the value the write produced (HAP's write response:
+    /// Adaptive Lighting's control point answers with the transition it took); returns it, nil
+    /// when the device gives none.
+    /// - Throws: ``StatusError`` with the device's HAP status.
+    func writeWithResponse(_ value: Value, to characteristic: CharacteristicReference) async throws(StatusError) -> Value?
+
     /// Writes several characteristics of one accessory in one request (HAP: one
     /// `PUT /characteristics`), returning when the device answered: each characteristic's outcome.
     /// Cancellation stops the wait (the outcomes are then failures).
@@ -99,6 +105,12 @@ extension AccessoryDriver {
 
     public func taskExecutor(for accessory: AccessoryID) -> (any TaskExecutor)? {
         nil
+    }
+
+    /// A device without write responses (the simulator) confirms the write and answers nothing.
+    public func writeWithResponse(_ value: Value, to characteristic: CharacteristicReference) async throws(StatusError) -> Value? {
+        try await write(value, to: characteristic)
+        return nil
     }
 
     public func writeNow(_ value: Value, to characteristic: CharacteristicReference) -> Result<Void, StatusError>? {

@@ -39,6 +39,10 @@ public final class DriverSet: AccessoryDriver {
         try await driver(for: characteristic.accessoryID).write(value, to: characteristic)
     }
 
+    public func writeWithResponse(_ value: Value, to characteristic: CharacteristicReference) async throws(StatusError) -> Value? {
+        try await driver(for: characteristic.accessoryID).writeWithResponse(value, to: characteristic)
+    }
+
     public func writeNow(_ value: Value, to characteristic: CharacteristicReference) -> Result<Void, StatusError>? {
         guard let driver = drivers.first(where: { $0.serves(characteristic.accessoryID) }) else {
             return .failure(Self.unknown(characteristic.accessoryID))

@@ -1,4 +1,5 @@
 import Crypto
+import Wire
 
 /// Pair-setup, M1 to M6, as a value-type state machine: it makes the messages to send and checks
 /// the ones received; the connection only carries them (`POST /pair-setup`).

@@ -1,4 +1,5 @@
 import Crypto
+import Wire
 
 /// The keys of an encrypted session, one per direction.
 public struct SessionKeys: Sendable {

@@ -1,3 +1,4 @@
+import Wire
 /// The plaintext exchange the pairing procedures run over: one TLV8 message to the accessory and
 /// its TLV8 answer. HAP over IP posts to `/pair-setup` and `/pair-verify` (``Client``), HAP over
 /// CoAP to `/1` and `/2` (``CoAPPairingChannel``); pair-setup and pair-verify are written once,

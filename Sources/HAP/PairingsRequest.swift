@@ -1,3 +1,4 @@
+import Wire
 /// A controller an accessory knows: its pairing id, long-term public key and whether it is an
 /// admin (admins may add and remove pairings).
 public struct PairingEntry: Sendable, Hashable {

@@ -312,11 +312,25 @@ final class DeviceLink: Sendable {
     }
 
     func write(_ value: Value, to reference: CharacteristicReference) async throws(StatusError) {
+        _ = try await write(value, to: reference, wantsResponse: false)
+    }
+
+    /// A write with `r: true`: the value the device answered, in the characteristic's format.
+    func writeWithResponse(_ value: Value, to reference: CharacteristicReference) async throws(StatusError) -> Value? {
+        let (_, mapping, address) = try session(for: reference)
+        guard let json = try await write(value, to: reference, wantsResponse: true) else { return nil }
+        guard let info = mapping.characteristics[address], let answer = AccessoryMapping.value(from: json, format: info.format) else {
+            throw StatusError(.communicationFailure, "\(device.name) answered the write to \(address) with no usable value")
+        }
+        return answer
+    }
+
+    private func write(_ value: Value, to reference: CharacteristicReference, wantsResponse: Bool) async throws(StatusError) -> JSON? {
         let (client, mapping, address) = try session(for: reference)
         let timed = mapping.characteristics[address]?.timedWrite == true
         let outcome: CharacteristicOutcome?
         do {
-            let write = CharacteristicWrite(address, value.json)
+            let write = CharacteristicWrite(address, value.json, wantsResponse: wantsResponse)
             outcome = try await client.write([write], timed: timed ? configuration.timedWriteTTL : nil, timeout: configuration.requestTimeout)[address]
         } catch {
             throw Self.driverError(error)
@@ -324,6 +338,7 @@ final class DeviceLink: Sendable {
         guard let outcome, outcome.status == .success else {
             throw Self.driverError(outcome?.status ?? .communicationFailure, "\(device.name) refused the write to \(address)")
         }
+        return outcome.value
     }
 
     /// Writes several characteristics of one accessory in one `PUT /characteristics` (a timed

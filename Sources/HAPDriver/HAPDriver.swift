@@ -201,6 +201,11 @@ public final class HAPDriver: AccessoryDriver {
         try await link(for: characteristic.accessoryID).write(value, to: characteristic)
     }
 
+    /// A write with `r: true`: the value the device answers (Adaptive Lighting's control point).
+    public func writeWithResponse(_ value: Value, to characteristic: CharacteristicReference) async throws(StatusError) -> Value? {
+        try await link(for: characteristic.accessoryID).writeWithResponse(value, to: characteristic)
+    }
+
     /// Several characteristics of one accessory in one `PUT /characteristics`.
     public func write(_ values: [(CharacteristicReference, Value)]) async -> [CharacteristicReference: Result<Void, StatusError>] {
         guard let first = values.first else { return [:] }

@@ -1,5 +1,6 @@
 import Testing
 @testable import HAP
+@testable import Wire
 
 @Suite("HTTP and EVENT parsing")
 struct HTTPResponseParserTests {

@@ -1,5 +1,6 @@
 import Testing
 @testable import HAP
+@testable import Wire
 
 /// How pair-setup and pair-verify read a step's message before its contents: the state and the
 /// accessory's error item (found by the pairing fuzz target: an empty error item used to count as

@@ -1,5 +1,6 @@
 import Testing
 @testable import HAP
+@testable import Wire
 
 @Suite("TLV8")
 struct TLV8Tests {

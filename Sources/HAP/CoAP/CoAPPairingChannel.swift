@@ -1,3 +1,4 @@
+import Wire
 /// The pairing procedures over CoAP: plaintext `POST /1` (pair-setup) and `POST /2`
 /// (pair-verify) on the accessory's endpoint, each answered by TLV8.
 struct CoAPPairingChannel: PairingChannel {

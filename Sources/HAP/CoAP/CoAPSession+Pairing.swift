@@ -1,4 +1,5 @@
 import NIOCore
+import Wire
 
 extension CoAPSession: PairingsManaging {
     /// Pairs with a HAP-over-CoAP accessory using its setup code: pair-setup M1-M6 on

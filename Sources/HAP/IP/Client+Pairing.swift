@@ -1,4 +1,5 @@
 import NIOCore
+import Wire
 
 /// HAP over IP's pairing procedures: `POST /pair-setup` and `POST /pair-verify` on the connection.
 extension Client: PairingChannel {

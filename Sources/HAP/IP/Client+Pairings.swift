@@ -1,3 +1,4 @@
+import Wire
 /// Pairings over IP: `POST /pairings` on the verified connection.
 extension Client: PairingsManaging {
     public func sendPairings(_ request: PairingsRequest) async throws(HAPError) -> TLV8 {

@@ -1,4 +1,4 @@
-/// HAP's type-length-value encoding: an ordered list of items, each a type byte, a length byte
+/// HomeKit's type-length-value encoding: an ordered list of items, each a type byte, a length byte
 /// and up to 255 value bytes.
 ///
 /// Values longer than 255 bytes travel as consecutive items of the same type, which decoding joins
@@ -7,7 +7,7 @@
 public struct TLV8: Sendable, Equatable {
     /// One decoded item. Its value may be longer than 255 bytes; ``TLV8/encoded()`` fragments it.
     public struct Item: Sendable, Equatable {
-        /// The raw type byte (see ``TLVType``).
+        /// The raw type byte (the pairing messages' types are HAP's `TLVType`).
         public var type: UInt8
         /// The whole value, already joined from its fragments.
         public var value: [UInt8]
@@ -27,40 +27,30 @@ public struct TLV8: Sendable, Equatable {
         items = []
     }
 
-    /// A list of the given items, in order.
-    public init(_ items: [(TLVType, [UInt8])]) {
-        self.items = items.map { Item(type: $0.0.rawValue, value: $0.1) }
+    /// Appends an item of a raw type byte.
+    public mutating func append(raw type: UInt8, _ value: [UInt8]) {
+        items.append(Item(type: type, value: value))
     }
 
-    /// Appends an item.
-    public mutating func append(_ type: TLVType, _ value: [UInt8]) {
-        items.append(Item(type: type.rawValue, value: value))
+    /// The value of the first item of a raw type byte, or `nil` when there is none.
+    public subscript(raw type: UInt8) -> [UInt8]? {
+        items.first { $0.type == type }?.value
     }
 
-    /// Appends a one-byte item, such as ``TLVType/state`` or ``TLVType/method``.
-    public mutating func append(_ type: TLVType, byte: UInt8) {
-        items.append(Item(type: type.rawValue, value: [byte]))
-    }
-
-    /// The value of the first item of `type`, or `nil` when there is none.
-    public subscript(type: TLVType) -> [UInt8]? {
-        items.first { $0.type == type.rawValue }?.value
-    }
-
-    /// The value of the first item of `type` when it is exactly one byte long.
-    public func byte(_ type: TLVType) -> UInt8? {
-        guard let value = self[type], value.count == 1 else { return nil }
-        return value[0]
+    /// The values of every item of a raw type byte, in order: the entries of a list whose
+    /// entries are parted by empty items of type 0 (Adaptive Lighting's curve).
+    public func records(of type: UInt8) -> [[UInt8]] {
+        items.filter { $0.type == type }.map(\.value)
     }
 
     /// The records of a list, cut at each item of `type` (the separators themselves are dropped).
     ///
     /// Empty records (two separators in a row, or a trailing separator) are left out.
-    public func split(separatedBy type: TLVType = .separator) -> [TLV8] {
+    public func split(separatedBy type: UInt8) -> [TLV8] {
         var records: [TLV8] = []
         var current = TLV8()
         for item in items {
-            if item.type == type.rawValue {
+            if item.type == type {
                 if !current.items.isEmpty { records.append(current) }
                 current = TLV8()
             } else {
