@@ -67,6 +67,7 @@ extension Gateway {
             guard let (home, accessory) = accessory(id) else { continue }
             if !changed { publishReachability(of: accessory, home: home.id) }
             announce("accessory-reachability", ["accessory": .string(id.rawValue), "name": .string(accessory.name), "home": .string(home.name), "reachable": .bool(true)])
+            resumeAdaptiveLighting(of: id)
         }
         if changed { republishAfterLayoutChange() }
         if !cameBack.isEmpty { recordAccessoryCounts() }
@@ -170,6 +171,7 @@ extension Gateway {
             }
         }
         for id in ids { lastSeen.forget(id) }
+        for service in adaptiveLighting.wanted where gone.contains(service.accessoryID) { adaptiveLighting.forget(service) }
         guard homes != before else { return }
         reindex()
         layoutDidChange(saving: true)
@@ -189,7 +191,10 @@ extension Gateway {
         let home = homes[location.home]
         publishReachability(of: accessory, home: home.id)
         announce("accessory-reachability", ["accessory": .string(accessory.id.rawValue), "name": .string(accessory.name), "home": .string(home.name), "reachable": .bool(reachable)])
-        if reachable { refresh(accessory) }
+        if reachable {
+            refresh(accessory)
+            resumeAdaptiveLighting(of: id)
+        }
     }
 
     /// Reads every readable characteristic of `accessory`, in line with the commands of each

@@ -102,6 +102,9 @@ extension Gateway {
         if discovery != nil, let prefix = configuration.homeAssistantPrefix {
             body(HomeAssistantDiscovery.reachabilityTopic(for: accessory.id, prefix: prefix), reachable)
         }
+        for bulb in AdaptiveLightingBulb.all(of: accessory) {
+            if let topic = adaptiveLightingTopic(bulb.service, home: home.id) { emit(topic, adaptiveLightingPayload(bulb.service)) }
+        }
         for service in accessory.visibleServices {
             if configuration.output.perService, let (serviceTopic, payload) = servicePayload(service, of: accessory, home: home.id) {
                 emit(serviceTopic, payload)

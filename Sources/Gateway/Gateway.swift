@@ -171,6 +171,10 @@ public actor Gateway {
     var pacer = PublishPacer()
     let pacerAlarm = Alarm()
     var pacerTimerDeadline: Duration?
+    /// The bulbs that follow Adaptive Lighting and their renewals (`AdaptiveLighting/`), and
+    /// the wake-up of the renewal loop.
+    var adaptiveLighting: AdaptiveLightingSchedule
+    let adaptiveLightingAlarm = Alarm()
     /// Wakes the trigger scheduler when the layout changed (`Gateway+Triggers.swift`).
     let triggerAlarm = Alarm()
     /// When ``run()`` began, and when the synchronisation under way began (the debug log's timings).
@@ -207,6 +211,7 @@ public actor Gateway {
         self.retained = RetainedMachine(base: configuration.baseTopic.string, ledger: (try? store?.retainedTopics()) ?? [])
         self.locations = Self.locations(of: homes)
         self.storedOptions = Self.readStoredOptions(store, logger: logger)
+        self.adaptiveLighting = AdaptiveLightingSchedule(wanted: Self.readAdaptiveLighting(store, logger: logger))
     }
 
     /// Serves until cancelled: device structure first, then MQTT, device events, the command
@@ -216,6 +221,8 @@ public actor Gateway {
         started = .now
         try await adoptDeviceStructure()
         logger.debug("start: devices' structure adopted after \(started.duration(to: .now)), \(Self.residentMemory)")
+        // The bulbs a person left Adaptive Lighting on for get a new day's curve.
+        for id in Set(adaptiveLighting.wanted.map(\.accessoryID)) where accessory(id)?.accessory.isReachable == true { resumeAdaptiveLighting(of: id) }
         // Each message and connection change is handled on the MQTT client's network thread as
         // it happens: the engine runs there, so it takes them synchronously, in order (a
         // connection before its messages), and nothing waits in between.
@@ -261,6 +268,7 @@ public actor Gateway {
             }
             group.addTask { try await self.publishLastSeenWhenDue() }
             group.addTask { try await self.releasePacedValues() }
+            group.addTask { try await self.renewAdaptiveLighting() }
             defer { group.cancelAll() }
             try await group.next()
         }

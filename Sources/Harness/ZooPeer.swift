@@ -140,6 +140,12 @@ public final class ZooPeer: @unchecked Sendable {
         try await control("{\"command\": \"event-flood\", \"aid\": \(aid), \"iid\": \(iid), \"count\": \(count)}")
     }
 
+    /// Moves the device's clock for Adaptive Lighting `milliseconds` ahead: a bulb following a
+    /// transition sets the colour temperature of its new time at once (zoo_peer.py).
+    public func advance(milliseconds: Int) async throws {
+        try await control("{\"command\": \"advance\", \"ms\": \(milliseconds)}")
+    }
+
     private func control(_ line: String) async throws {
         try await script.control(line)
     }

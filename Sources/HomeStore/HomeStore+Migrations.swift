@@ -40,6 +40,8 @@ enum SettingKey {
     static let layoutSaved = "layout-saved"
     /// The options `$request/accessory/options` set, per accessory id (one JSON object).
     static let accessoryOptions = "accessory-options"
+    /// The lightbulb services Adaptive Lighting is on for (a JSON list of accessory and service iid).
+    static let adaptiveLighting = "adaptive-lighting"
 }
 
 /// The SQL of each migration.

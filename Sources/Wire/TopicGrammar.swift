@@ -39,6 +39,9 @@ public enum TopicGrammar {
         case lastSeen = "$last-seen"
         /// `<accessory>/$snapshot`: a camera's last still image.
         case snapshot = "$snapshot"
+        /// A lightbulb service's Adaptive Lighting, `on` or `off` (a plain segment, as its
+        /// `set` is: `<service>/adaptive-lighting/set`).
+        case adaptiveLighting = "adaptive-lighting"
     }
 
     /// What a client publishes at the end of a topic to have something done: `set` and `get`

@@ -10,7 +10,7 @@ const served = {
   levels: {request: "$request", response: "$response", sync: "$sync", events: "$events", layout: "$layout", browser: "$browser",
     state: "$state", health: "$health", actionSets: "$action-sets", groups: "$groups", zones: "$zones"},
   verbs: {set: "set", get: "get", execute: "execute"}, result: "result", shortcuts: ["$action-sets", "$groups", "$zones"],
-  attributes: {meta: "$meta", reachable: "$reachable", lastSeen: "$last-seen", snapshot: "$snapshot"},
+  attributes: {meta: "$meta", reachable: "$reachable", lastSeen: "$last-seen", snapshot: "$snapshot", adaptiveLighting: "adaptive-lighting"},
 };
 
 test("without a grammar from the gateway, building a topic says what is missing", () => {

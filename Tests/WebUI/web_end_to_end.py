@@ -126,6 +126,7 @@ class Run(e2e.Run):
         self.ui_port = free_port()
         self.peer_port = free_port()
         self.zoo_port = free_port()
+        self.nl55_port = free_port()
         self.zoo_id = None
         self.driver = None
         self.started_ms = time_now_ms()
@@ -165,6 +166,31 @@ class Run(e2e.Run):
                 events.write(rest)
                 events.flush()
         threading.Thread(target=drain, daemon=True).start()
+
+    def start_nl55_peer(self):
+        """The zoo's Nanoleaf NL55 light strip, which follows Adaptive Lighting as HAP-NodeJS does
+        (no mDNS: paired by address over MQTT). Its lines go to nl55-peer.events."""
+        peer, event, line = self.start_until_ready(
+            "nl55-peer", "the Nanoleaf NL55 peer",
+            peer_command(self.args.hap_python, "zoo_peer.py", self.nl55_port, "--mac", "3A:B3:32:55:0C:11",
+                         "--database", os.path.join(HAP_FIXTURES, "zoo", "nanoleaf_strip_nl55.json"),
+                         "--state", os.path.join(self.folder, "nl55-peer.state")),
+            stderr=open(os.path.join(self.folder, "nl55-peer.log"), "w"), env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        self.nl55_id = event["id"]
+        self.nl55_pincode = event["pincode"]
+        self.nl55_events = os.path.join(self.folder, "nl55-peer.events")
+        events = open(self.nl55_events, "w")
+        events.write(line)
+
+        def drain():
+            for rest in peer.stdout:
+                events.write(rest)
+                events.flush()
+        threading.Thread(target=drain, daemon=True).start()
+
+    def nl55_lines(self):
+        with open(self.nl55_events, encoding="utf-8") as handle:
+            return [json.loads(line) for line in handle if line.strip()]
 
     def accounts(self):
         """The users file (alice admin, bob guest) and Mosquitto's password file, made by homegate passwd."""
@@ -686,6 +712,28 @@ def checks(run):
     log(f"6b. the light strip's controllers on its detail: this gateway (admin) and a second one; the second removed from the page "
         f"({page.text(f'{section} [data-testid=controllers-status]')})")
 
+    # 6c. Adaptive Lighting: the Nanoleaf NL55 strip, paired over MQTT; its lightbulb's switch on
+    # the detail turns it on (the strip takes the day's curve), the state follows, and off again.
+    run.request("accessory/pair", {"host": "127.0.0.1", "port": run.nl55_port, "code": run.nl55_pincode})
+    nl55 = "hap-" + "".join(ch for ch in run.nl55_id.lower() if ch.isalnum()) + "-1"
+    page.go("home")
+    page.open_detail(nl55)
+    switch = f"[data-accessory={nl55}] [data-testid=adaptive-lighting]"
+    page.wait(lambda: page.checked(switch) is False, "the strip's Adaptive Lighting switch, off")
+    row = f"[data-accessory={nl55}] [data-testid=adaptive-lighting-row]"
+    page.act(lambda: page.one(f"{row} label.switch", "the Adaptive Lighting switch").click(), "turning Adaptive Lighting on")
+    page.wait(lambda: (page.text(f"{row} [data-testid=write-status]") or "").startswith("✓"), "Adaptive Lighting acknowledged")
+    page.wait(lambda: page.checked(switch) is True, "the switch on, as retained")
+    page.wait(lambda: any(line.get("event") == "adaptive-lighting" and line.get("on") is True for line in run.nl55_lines()),
+              "the strip taking the day's curve")
+    started = next(line for line in run.nl55_lines() if line.get("event") == "adaptive-lighting" and line.get("on") is True)
+    page.act(lambda: page.one(f"{row} label.switch", "the Adaptive Lighting switch").click(), "turning Adaptive Lighting off")
+    page.wait(lambda: page.checked(switch) is False and (page.text(f"{row} [data-testid=write-status]") or "").startswith("✓"),
+              "Adaptive Lighting off, acknowledged")
+    page.wait(lambda: any(line.get("reason") == "disabled by the controller" for line in run.nl55_lines()), "the strip told to end it")
+    log(f"6c. Adaptive Lighting from the NL55 strip's detail: on (the strip took a curve of {started.get('entries')} points, "
+        f"{started.get('temperature')} mired now), then off; acknowledged each time, the switch as retained")
+
     # 7. Pair the HAP test peer from the browser, by address (it announces nothing on mDNS).
     page.go("pairing")
 
@@ -1101,6 +1149,7 @@ def main():
         run.start_broker()
         run.start_peer()
         run.start_zoo_peer()
+        run.start_nl55_peer()
         run.start_homegate()
         log(f"Mosquitto on {run.mqtt_port}, the HAP peer on {run.peer_port}, the zoo peer (mDNS) on {run.zoo_port}, "
             f"homegate online with its page on {run.ui_port}")

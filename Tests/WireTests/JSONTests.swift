@@ -96,7 +96,8 @@ struct TopicGrammarTests {
                                            "browser": "$browser", "state": "$state", "health": "$health", "actionSets": "$action-sets",
                                            "groups": "$groups", "zones": "$zones"]))
         #expect(json["verbs"] == .object(["set": "set", "get": "get", "execute": "execute"]))
-        #expect(json["attributes"] == .object(["meta": "$meta", "reachable": "$reachable", "lastSeen": "$last-seen", "snapshot": "$snapshot"]))
+        #expect(json["attributes"] == .object(["meta": "$meta", "reachable": "$reachable", "lastSeen": "$last-seen", "snapshot": "$snapshot",
+                                               "adaptiveLighting": "adaptive-lighting"]))
         #expect(json["result"] == "result" && json["shortcuts"] == ["$action-sets", "$groups", "$zones"])
         #expect(TopicGrammar.topic("homegate", .request, "room", "add") == "homegate/$request/room/add")
         #expect(TopicGrammar.topic("homegate/h/r/lamp", .reachable) == "homegate/h/r/lamp/$reachable")

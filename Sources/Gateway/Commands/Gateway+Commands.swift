@@ -34,6 +34,10 @@ extension Gateway {
     func handle(_ command: Inbound.Command, from message: Message) {
         metrics.recordCommand(command.verb)
         let reply = Reply(to: message, id: command.body.id)
+        if let service = adaptiveLightingService(of: command.path) {
+            handleAdaptiveLighting(command, service: service, reply: reply)
+            return
+        }
         do {
             if command.verb == .set, case .found(.service) = map.resolve(command.path) {
                 submit(.together(try serviceItems(command.body, path: command.path)), to: .reply(reply, .aggregated([:])))
@@ -200,6 +204,7 @@ extension Gateway {
             case .apply(let reference, let value):
                 applyValue(value, to: reference)
             case .acknowledge(let ticket, let results):
+                endAdaptiveLightingOnManualWrites(results)
                 deliver(results, of: ticket)
             }
         }
@@ -377,6 +382,7 @@ extension Gateway {
         heard(from: reference.accessoryID)
         let accessory = homes[location.home].accessories[location.accessory]
         guard let (_, characteristic) = accessory.characteristic(reference.iid) else { return }
+        if characteristic.type == "active-transition-count" { followActiveTransitionCount(value, of: reference) }
         let changed = characteristic.isMomentary || characteristic.value != value
         if !characteristic.isMomentary, changed {
             homes[location.home].accessories[location.accessory].setValue(value, iid: reference.iid)

@@ -58,6 +58,17 @@ enum HomeAssistantDiscovery {
             identify["qos"] = 1
             components["identify"] = .object(identify)
         }
+        // Adaptive Lighting, a switch beside the light (as the Home app shows it).
+        for bulb in AdaptiveLightingBulb.all(of: accessory) {
+            guard let serviceTopic = map.topic(of: .service(home.id, bulb.service)) else { continue }
+            let state = TopicGrammar.topic(serviceTopic, .adaptiveLighting)
+            components["adaptive_lighting_\(bulb.service.serviceIID)"] = .object([
+                "platform": "switch", "unique_id": .string("\(objectID)_adaptive_lighting_\(bulb.service.serviceIID)"), "qos": 1,
+                "name": "Adaptive Lighting", "entity_category": "config", "icon": "mdi:theme-light-dark",
+                "state_topic": .string(state), "command_topic": .string("\(state)/set"),
+                "payload_on": "on", "payload_off": "off", "state_on": "on", "state_off": "off",
+            ])
+        }
         if accessory.isCamera {
             // HA's MQTT camera shows the last image received on `topic`: raw JPEG bytes.
             components["snapshot"] = .object([

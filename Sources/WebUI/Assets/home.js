@@ -492,6 +492,7 @@ function renderService(ctx, service) {
     h("h4", {}, title, title.toLowerCase() !== humanize(service.type).toLowerCase() ? h("span", {className: "muted"}, ` · ${humanize(service.type)}`) : null,
       service.primary ? h("span", {className: "muted"}, " · primary") : null),
     fittedControls(ctx, service),
+    adaptiveLightingRow(ctx, service),
     h("div", {className: "chars"}, service.characteristics.map((characteristic) => renderCharacteristic(ctx, characteristic))),
     mqttDetails(service.topic, mosquittoPub(commandTopic(service.topic, "set"), JSON.stringify(sampleObject(ctx, service))), "MQTT: the whole service"));
 }
@@ -514,6 +515,37 @@ function parseValue(payload) {
 
 /** One characteristic: its name, the retained value (with unit and label), a control when writable,
  *  a read button when readable, the write's status and its MQTT topic. */
+/** Adaptive Lighting's switch, for a lightbulb that can follow it (docs/mqtt-api.md "Adaptive
+ *  Lighting"): its state is `<service>/adaptive-lighting` (`on`, `off`), its set acknowledged once
+ *  the bulb took the day's curve. */
+function adaptiveLightingRow(ctx, service) {
+  const types = new Set(service.characteristics.map((each) => each.type));
+  const needed = ["transition-control", "supported-transition-configuration", "color-temperature", "brightness"];
+  if (service.type !== "lightbulb" || !needed.every((type) => types.has(type))) return null;
+  const topic = attributeTopic(service.topic, "adaptiveLighting");
+  const row = {
+    ctx, topic, pending: 0, sync: () => {},
+    status: statusLine("write-status", `write:${topic}`),
+    controlSlot: h("div", {className: "control"}),
+  };
+  const nameId = `name-${cssId(topic)}`;
+  const input = h("input", {type: "checkbox", role: "switch", id: `ctl-${cssId(topic)}`, "aria-labelledby": nameId, dataset: {testid: "adaptive-lighting"}});
+  const words = h("span", {className: "switch-words", "aria-hidden": "true"});
+  row.sync = () => {
+    input.checked = ctx.store.get(topic) === "on";
+    words.textContent = input.checked ? "on" : "off";
+  };
+  input.addEventListener("change", () => { words.textContent = input.checked ? "on" : "off"; write(row, input.checked ? "on" : "off"); });
+  row.controlSlot.append(h("label", {className: "switch"}, input, h("span", {className: "track", "aria-hidden": "true"}), words));
+  ctx.watch(topic, () => { if (row.pending === 0) row.sync(); });
+  row.sync();
+  return h("div", {className: "char adaptive-lighting", dataset: {testid: "adaptive-lighting-row", topic}},
+    h("span", {className: "char-name", id: nameId}, "Adaptive Lighting"),
+    row.controlSlot,
+    row.status,
+    mqttDetails(topic, mosquittoPub(commandTopic(topic, "set"), "on"), "MQTT: Adaptive Lighting"));
+}
+
 function renderCharacteristic(ctx, characteristic) {
   const topic = characteristic.topic;
   const perms = characteristic.perms ?? [];

@@ -67,7 +67,13 @@ wall clock in milliseconds, plus what `advance` controls added.
   (temperature + factor * brightness) clamped to Color Temperature's minValue..maxValue (140..500
   when absent). It becomes Color Temperature's value and an EVENT to every subscribed controller
   (the reference sends these only every notify interval threshold; this peer sends each). An
-  offset past the curve's end turns the transition off ("end of the curve").
+  offset past the curve's end turns the transition off ("end of the curve"). A temperature that
+  comes out as no number (0/0: the offset exactly at an entry of transition time 0 whose lower
+  entry has no duration, as at the start of a curve whose first two entries have time 0; or a
+  Brightness that is no number) makes the reference's update throw (its hue/saturation lookup
+  fails): so the write that starts such a transition fails with -70402 and turns it off, and a
+  later update sets nothing, prints temperature null and sets no next timer (the transition
+  stays on).
 - While a transition is on: a controller's write (PUT) of Color Temperature, Hue or Saturation
   turns it off ("manual write"; the `set` control is the device's own change, not a write); a new
   Brightness value different from the old one (by a PUT or by `set`) recomputes the colour
@@ -93,7 +99,8 @@ Standard output carries only JSON lines, one object each, flushed:
       8-4-4-4-12), start the curve's start in milliseconds since 1970)
   {"event": "adaptive-lighting-update", "aid": A, "service": S, "temperature": T, "cause": C}
       (the colour temperature recomputed, set and sent: C = timer (each update interval),
-      advance (the `advance` control) or brightness (a new Brightness value))
+      advance (the `advance` control) or brightness (a new Brightness value); T null when it
+      came out as no number, see above: nothing set, no next timer)
   {"event": "adaptive-lighting", "aid": A, "service": S, "on": false, "reason": R, "wasOn": W}
       (the transition is off: R = "disabled by the controller" (an update without 0x03; also when
       none was on, W false), "manual write", "end of the curve", or "invalid write" with "message")

@@ -1,0 +1,230 @@
+import Accessories
+import Foundation
+import Logging
+import HomeModel
+import HomeStore
+import Timing
+import Wire
+
+/// Adaptive Lighting, driven by HomeGate (docs/mqtt-api.md, "Adaptive Lighting"): for a
+/// lightbulb that can follow a transition by itself (``AdaptiveLightingBulb``),
+/// `<service>/adaptive-lighting` is `on` or `off`, retained, and `.../set` `on` writes the bulb
+/// a day's colour-temperature curve (``TransitionControl``), acknowledged once the bulb confirmed
+/// it; the bulb then follows it with no traffic. The transition is renewed before its curve ends
+/// (``AdaptiveLightingSchedule``), and given again when the gateway starts and when the bulb
+/// comes back. `off`, a person's write to the colour temperature, hue or saturation (as in the
+/// Home app), or the bulb's own Active Transition Count dropping to 0 ends it.
+extension Gateway {
+    // MARK: The topic
+
+    /// `<service>/adaptive-lighting`.
+    func adaptiveLightingTopic(_ service: ServiceReference, home: HomeID) -> String? {
+        map.topic(of: .service(home, service)).map { TopicGrammar.topic($0, .adaptiveLighting) }
+    }
+
+    /// The state a bulb's topic carries: `on` or `off`.
+    func adaptiveLightingPayload(_ service: ServiceReference) -> [UInt8] {
+        Array((adaptiveLighting.isOn(service) ? "on" : "off").utf8)
+    }
+
+    /// Publishes a bulb's state (withheld for a disabled accessory).
+    private func publishAdaptiveLighting(_ service: ServiceReference) {
+        guard let (home, _) = accessory(service.accessoryID), let topic = adaptiveLightingTopic(service, home: home.id) else { return }
+        if policy.isDisabled(service.accessoryID) { withhold(topic, adaptiveLightingPayload(service)) } else { assertRetained(topic, adaptiveLightingPayload(service)) }
+    }
+
+    // MARK: Sets and gets
+
+    /// Whether a command's path ends in `adaptive-lighting` below a service: the service, then.
+    func adaptiveLightingService(of path: [Substring]) -> ServiceReference? {
+        guard path.last == Substring(TopicGrammar.Attribute.adaptiveLighting.rawValue),
+              case .found(.service(_, let service)) = map.resolve(Array(path.dropLast())) else { return nil }
+        return service
+    }
+
+    /// A set (`on`, `off`, `true`, `false`, or `{"value": ...}`) or a get on a bulb's
+    /// `adaptive-lighting`: a set is acknowledged once the bulb confirmed it.
+    func handleAdaptiveLighting(_ command: Inbound.Command, service: ServiceReference, reply: Reply) {
+        guard let (_, accessory) = accessory(service.accessoryID), let serviceObject = accessory.services.first(where: { $0.iid == service.serviceIID }),
+              let bulb = AdaptiveLightingBulb(serviceObject, of: accessory.id) else {
+            acknowledge(reply, failure: .noSuchResource, "\(accessory(service.accessoryID)?.accessory.name ?? service.accessoryID.rawValue) has no Adaptive Lighting: "
+                + "its lightbulb needs the transition control, supported transition configuration, colour temperature and brightness characteristics")
+            return
+        }
+        guard command.verb == .set else {
+            acknowledge(reply, ["ok": true, "value": .string(adaptiveLighting.isOn(service) ? "on" : "off")])
+            return
+        }
+        guard let on = Self.adaptiveLightingSwitch(command.body) else {
+            acknowledge(reply, failure: .invalidValue, "adaptive-lighting takes on or off (or true, false)")
+            return
+        }
+        work.start(on: driver.taskExecutor(for: service.accessoryID)) { [weak self] in
+            guard let self else { return }
+            await self.switchAdaptiveLighting(bulb, on: on, reply: reply)
+        }
+    }
+
+    /// `on`/`off`/`true`/`false`, bare, quoted or as `{"value": ...}`.
+    static func adaptiveLightingSwitch(_ body: Inbound.Body) -> Bool? {
+        let value: JSON?
+        switch body {
+        case .object(let members): value = members["value"]
+        case .text(let text):
+            let trimmed = text.trimmedOfWhitespace
+            value = (try? JSON.parse(Array(trimmed.utf8))) ?? .string(trimmed)
+        }
+        switch value {
+        case .bool(let flag)?: return flag
+        case .string(let text)?: return ["on": true, "off": false, "true": true, "false": false][text.lowercased()]
+        default: return nil
+        }
+    }
+
+    private func switchAdaptiveLighting(_ bulb: AdaptiveLightingBulb, on: Bool, reply: Reply) async {
+        do throws(StatusError) {
+            if on { try await startTransition(bulb) } else { try await endTransition(bulb) }
+            acknowledge(reply, ["ok": true, "value": .string(adaptiveLighting.isOn(bulb.service) ? "on" : "off"),
+                                "ms": .double(Self.milliseconds(since: reply.received))])
+        } catch {
+            acknowledge(reply, failure: error.status, error.message)
+        }
+    }
+
+    // MARK: The bulb
+
+    /// Writes the bulb a day's curve from now; once it confirmed, Adaptive Lighting is on.
+    func startTransition(_ bulb: AdaptiveLightingBulb) async throws(StatusError) {
+        let now = configuration.now()
+        let transition = TransitionControl.Transition(
+            temperatureIID: bulb.temperature, brightnessIID: bulb.brightness, transitionID: withUnsafeBytes(of: UUID().uuid) { Array($0) },
+            start: now, curve: TransitionControl.dayCurve(from: now, calendar: configuration.calendar, temperatures: bulb.temperatures))
+        let answer = try await driver.writeWithResponse(.data(TransitionControl.enabling(transition)), to: bulb.control)
+        let name = name(of: bulb.control)
+        guard case .data(let bytes)? = answer else {
+            throw StatusError(.communicationFailure, "\(name) did not answer the transition with its own")
+        }
+        let taken: TransitionControl.Answer
+        do throws(TLVError) {
+            taken = try TransitionControl.answer(bytes)
+        } catch {
+            throw StatusError(.communicationFailure, "\(name) answered the transition with what is not one: \(error)")
+        }
+        guard case .active = taken else {
+            throw StatusError(.communicationFailure, "\(name) did not take the transition: it answered that none runs")
+        }
+        let wasOn = adaptiveLighting.isOn(bulb.service)
+        adaptiveLighting.confirmed(bulb.service, span: transition.span, now: clock.elapsed)
+        if !wasOn { adaptiveLightingChanged(bulb.service) }
+        wakeAdaptiveLightingRenewals()
+    }
+
+    /// Tells the bulb to end its transition; Adaptive Lighting is off once it answered.
+    private func endTransition(_ bulb: AdaptiveLightingBulb) async throws(StatusError) {
+        _ = try await driver.writeWithResponse(.data(TransitionControl.disabling(temperatureIID: bulb.temperature)), to: bulb.control)
+        if adaptiveLighting.isOn(bulb.service) || adaptiveLighting.wanted.contains(bulb.service) {
+            adaptiveLighting.ended(bulb.service)
+            adaptiveLightingChanged(bulb.service)
+        }
+    }
+
+    /// The state changed: published, stored, announced.
+    private func adaptiveLightingChanged(_ service: ServiceReference) {
+        publishAdaptiveLighting(service)
+        let wanted = adaptiveLighting.wanted
+        storeWriter.write("save the Adaptive Lighting bulbs") { store throws(StoreError) in try store.saveAdaptiveLighting(wanted) }
+        guard let (home, accessory) = accessory(service.accessoryID) else { return }
+        announce("adaptive-lighting", ["accessory": .string(accessory.id.rawValue), "name": .string(accessory.name), "home": .string(home.name),
+                                        "service": .int(Int64(service.serviceIID)), "on": .bool(adaptiveLighting.isOn(service))])
+    }
+
+    // MARK: What ends it
+
+    /// Acknowledged writes: a person's colour (temperature, hue, saturation) on a bulb whose
+    /// Adaptive Lighting is on ends it, as in the Home app.
+    func endAdaptiveLightingOnManualWrites(_ results: [CommandMachine.Result]) {
+        guard adaptiveLighting.nextRenewal != nil else { return }
+        for result in results {
+            guard case .written = result.outcome, let bulb = adaptiveLightingBulb(containing: result.item.reference),
+                  bulb.manual.contains(result.item.reference.iid), adaptiveLighting.ended(bulb.service) else { continue }
+            logger.info("Adaptive Lighting of \(name(of: bulb.control)) ended: its colour was set by hand")
+            adaptiveLightingChanged(bulb.service)
+        }
+    }
+
+    /// A value from a bulb: its Active Transition Count at 0 while Adaptive Lighting is on means
+    /// the bulb ended it (a change made on the bulb, another controller's write).
+    func followActiveTransitionCount(_ value: Value, of reference: CharacteristicReference) {
+        guard adaptiveLighting.nextRenewal != nil, let bulb = adaptiveLightingBulb(containing: reference), bulb.activeCount == reference.iid,
+              value.json.int == 0, adaptiveLighting.ended(bulb.service) else { return }
+        logger.info("Adaptive Lighting of \(name(of: bulb.control)) ended by the bulb (its active transition count is 0)")
+        adaptiveLightingChanged(bulb.service)
+    }
+
+    private func adaptiveLightingBulb(containing reference: CharacteristicReference) -> AdaptiveLightingBulb? {
+        guard let (_, accessory) = accessory(reference.accessoryID), let (service, _) = accessory.characteristic(reference.iid) else { return nil }
+        return AdaptiveLightingBulb(service, of: accessory.id)
+    }
+
+    // MARK: Renewals
+
+    /// Renews each transition before its curve ends, one sleep at a time.
+    func renewAdaptiveLighting() async throws {
+        while true {
+            let generation = adaptiveLightingAlarm.generation
+            try await adaptiveLightingAlarm.sleep(until: adaptiveLighting.nextRenewal.map(EngineClock.Instant.init), on: clock, unlessRungAfter: generation)
+            for service in adaptiveLighting.due(now: clock.elapsed) {
+                adaptiveLighting.renewing(service, now: clock.elapsed)
+                giveTransition(to: service, because: "renewal")
+            }
+        }
+    }
+
+    /// Wakes the renewal loop (a new transition's renewal may be earlier than its sleep).
+    func wakeAdaptiveLightingRenewals() {
+        adaptiveLightingAlarm.ring()
+    }
+
+    /// A wanted bulb is (again) reachable, or the gateway started: it gets a new transition.
+    func resumeAdaptiveLighting(of accessory: AccessoryID) {
+        for service in adaptiveLighting.wanted where service.accessoryID == accessory {
+            giveTransition(to: service, because: "the bulb is back")
+        }
+    }
+
+    /// Writes a new transition as device work; a failure is logged (and a renewal tried again).
+    private func giveTransition(to service: ServiceReference, because reason: String) {
+        guard let (_, accessory) = accessory(service.accessoryID), let serviceObject = accessory.services.first(where: { $0.iid == service.serviceIID }),
+              let bulb = AdaptiveLightingBulb(serviceObject, of: accessory.id) else {
+            adaptiveLighting.forget(service)
+            return
+        }
+        work.start(on: driver.taskExecutor(for: service.accessoryID)) { [weak self] in
+            guard let self else { return }
+            await self.giveTransition(to: bulb, because: reason)
+        }
+    }
+
+    private func giveTransition(to bulb: AdaptiveLightingBulb, because reason: String) async {
+        do throws(StatusError) {
+            try await startTransition(bulb)
+            logger.info("Adaptive Lighting of \(name(of: bulb.control)): a new day's curve (\(reason))")
+        } catch {
+            adaptiveLighting.renewalFailed(bulb.service, now: clock.elapsed)
+            logger.warning("Adaptive Lighting of \(name(of: bulb.control)): the new curve was not taken (\(reason)): \(error.message)")
+        }
+    }
+
+    // MARK: Start
+
+    /// The bulbs a person turned Adaptive Lighting on for, as the store keeps them.
+    static func readAdaptiveLighting(_ store: HomeStore?, logger: Logger) -> Set<ServiceReference> {
+        guard let store else { return [] }
+        do {
+            return try store.adaptiveLighting()
+        } catch {
+            logger.error("the Adaptive Lighting bulbs could not be read: \(error)")
+            return []
+        }
+    }
+}
