@@ -293,7 +293,7 @@ public final class HAPPeer: @unchecked Sendable {
     }
 
     /// `$HOMEGATE_VENV/bin/python`, else `<package root>/.venv/bin/python`; fails saying to run scripts/setup.
-    static func locatePython() throws -> String {
+    public static func locatePython() throws -> String {
         let venv = ProcessInfo.processInfo.environment["HOMEGATE_VENV"].map { URL(fileURLWithPath: $0) }
             ?? PackageRoot.url.appendingPathComponent(".venv")
         let python = venv.appendingPathComponent("bin/python").path
