@@ -22,7 +22,8 @@ import Wire
 /// ``RetainedMachine`` (`Retained/`), carried out in `Gateway+Retained.swift`; `$layout`, `$meta` and `$events` in `Gateway+Layout.swift`;
 /// `$request/...` in `Gateway+Requests.swift` and `Gateway+Management.swift`; shortcuts and
 /// action sets in `Commands/`; timer triggers in `Gateway+Triggers.swift`; the history of
-/// values in `History/`.
+/// values in `History/`; the options per accessory (retain, QoS, debounce, throttle, exclude,
+/// disabled, Home Assistant's names) in `Options/`; Adaptive Lighting in `AdaptiveLighting/`.
 public actor Gateway {
     /// The engine's settings.
     public struct Configuration: Sendable {

@@ -36,22 +36,6 @@ import TestSupport
         try #require(TreeLayout.characteristic(type, of: id, in: layout)?["topic"] as? String, "\(id) \(type)")
     }
 
-    /// Every retained discovery config: accessory id's object id -> config.
-    static func discoveryConfigs(_ fixture: GatewayFixture) async throws -> [String: Object] {
-        let client = try await TestClient.connect(TestClient.configuration(fixture.broker.url, id: "discovery-reader"))
-        let marker = "probe/\(UUID().uuidString)"
-        try await client.subscribe("homeassistant/device/+/config")
-        try await client.subscribe(marker)
-        try await client.publish(marker, "end")
-        _ = try await client.inbox.first(on: marker)
-        await client.stop()
-        var configs: [String: Object] = [:]
-        for message in client.inbox.all where message.retain && !message.payload.isEmpty {
-            configs[message.topic.string.split(separator: "/")[2].description] = try GatewayFixture.decode(message.payload)
-        }
-        return configs
-    }
-
     /// Every topic a discovery config's components read or write.
     static func componentTopics(_ config: Object?) -> [String] {
         ((config?["components"] as? [String: Object]) ?? [:]).values.flatMap { component in
@@ -96,10 +80,10 @@ import TestSupport
         #expect(TreeLayout.accessory("sim-front-door-lock", in: layout)?["options"] == nil, "no options, no field")
 
         // Home Assistant: no device for the disabled one, no entity reading the excluded one, the lamp's name.
-        var configs = try await Self.discoveryConfigs(fixture)
-        #expect(configs["homegate_sim-coffee-machine"] == nil)
-        #expect(configs["homegate_sim-tv-outlet"] != nil && !Self.componentTopics(configs["homegate_sim-tv-outlet"]).contains { $0.hasPrefix(inUse) })
-        #expect((configs["homegate_sim-lamp-1"]?["device"] as? Object)?["name"] as? String == "Sofa Light")
+        var configs = try await EcosystemTests.discoveryConfigs(fixture)
+        #expect(configs["homeassistant/device/homegate_sim-coffee-machine/config"] == nil)
+        #expect(configs["homeassistant/device/homegate_sim-tv-outlet/config"] != nil && !Self.componentTopics(configs["homeassistant/device/homegate_sim-tv-outlet/config"]).contains { $0.hasPrefix(inUse) })
+        #expect((configs["homeassistant/device/homegate_sim-lamp-1/config"]?["device"] as? Object)?["name"] as? String == "Sofa Light")
 
         // The thermostat's values: QoS 0, not retained.
         #expect(try await fixture.request("simulator/update", #"{"accessory": "sim-thermostat", "characteristic": "current-temperature", "value": 22.5}"#)["ok"] as? Bool == true)
@@ -154,8 +138,8 @@ import TestSupport
         #expect(((answer["effective"] as? Object)?["homeassistant"] as? Object)?["name"] as? String == "Sofa Light", "the configuration's beneath")
         _ = try await fixture.watcher.inbox.first { $0.topic.string == brightness && $0.retain && $0.payload.isEmpty }
         _ = try await fixture.watcher.inbox.first { $0.topic.string == "homegate/$events" && $0.payloadString.contains(#""event":"accessory-options""#) }
-        configs = try await Self.discoveryConfigs(fixture)
-        #expect(!Self.componentTopics(configs["homegate_sim-lamp-1"]).contains { $0.hasPrefix(brightness) }, "no entity reads the excluded brightness")
+        configs = try await EcosystemTests.discoveryConfigs(fixture)
+        #expect(!Self.componentTopics(configs["homeassistant/device/homegate_sim-lamp-1/config"]).contains { $0.hasPrefix(brightness) }, "no entity reads the excluded brightness")
 
         // Kept across a restart; `{}` gives the configuration's alone back.
         try await fixture.stop(keepBroker: true)

@@ -42,7 +42,7 @@ import TestSupport
         #expect(try await fixture.retained()[state] == "off")
 
         // Home Assistant: a switch beside the light.
-        let configs = try await AccessoryOptionsTests.discoveryConfigs(fixture)
+        let configs = try await EcosystemTests.discoveryConfigs(fixture)
         let components = (configs.values.first { ($0["components"] as? [String: Object])?.values.contains { $0["state_topic"] as? String == state } == true }?["components"] as? [String: Object]) ?? [:]
         let toggle = try #require(components.values.first { $0["state_topic"] as? String == state }, "\(configs.keys)")
         #expect(toggle["platform"] as? String == "switch" && toggle["command_topic"] as? String == "\(state)/set")

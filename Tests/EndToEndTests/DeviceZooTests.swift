@@ -192,7 +192,9 @@ import TestSupport
             #expect(ack["ok"] as? Bool == true, "\(mode): \(ack)")
             let back = fixture.watcher.inbox.all.count
             try await eve.hostile(nil)
-            _ = try await Self.next(fixture.watcher, after: back, timeout: .seconds(40)) { $0.topic.string == reachable && $0.payloadString == "true" }
+            // A hang guard, twice the standard one: on a busy two-core machine the reconnection's
+            // backoff (up to 30 s) and the database's read take their time (seen over 40 s).
+            _ = try await Self.next(fixture.watcher, after: back, timeout: HangGuard.standard * 2) { $0.topic.string == reachable && $0.payloadString == "true" }
         }
         let log = fixture.gateway.output
         #expect(log.contains("8388608"), "the 10 MB body is refused by its size:\n\(log.suffix(3000))")
@@ -200,7 +202,7 @@ import TestSupport
         let mark = fixture.watcher.inbox.all.count
         try await eve.hostile("many")
         try await eve.dropConnections()
-        _ = try await Self.next(fixture.watcher, after: mark, timeout: .seconds(40)) { $0.topic.string == reachable && $0.payloadString == "true" }
+        _ = try await Self.next(fixture.watcher, after: mark, timeout: HangGuard.standard * 2) { $0.topic.string == reachable && $0.payloadString == "true" }
         await results.stop()
         try await fixture.stop()
     }

@@ -149,16 +149,20 @@ class Run(e2e.Run):
 
     def start_zoo_peer(self):
         """The Koogeek LS1 light strip of the zoo, announcing itself over mDNS (inside the namespace)."""
-        peer, event, line = self.start_until_ready(
+        self.zoo_peer, event = self.start_recorded_peer(
             "zoo-peer", "the zoo peer",
             peer_command(self.args.hap_python, "zoo_peer.py", self.zoo_port, "--mdns", "--name", "Koogeek-LS1", "--category", "5",
                          "--mac", "2F:8A:11:0C:3D:E0", "--database", os.path.join(HAP_FIXTURES, "zoo", "koogeek_ls1.json"),
                          "--state", os.path.join(self.folder, "zoo-peer.state")),
-            stderr=open(os.path.join(self.folder, "zoo-peer.log"), "w"), env={**os.environ, "PYTHONUNBUFFERED": "1"}, stdin=subprocess.PIPE)
+            stdin=subprocess.PIPE)
         self.zoo_id = event["id"]
-        self.zoo_peer = peer
-        # Its later lines (paired, ...) into a file, so that its pipe never fills.
-        events = open(os.path.join(self.folder, "zoo-peer.events"), "w")
+
+    def start_recorded_peer(self, name, what, command, **kwargs):
+        """A zoo peer started until ready, its later lines (paired, ...) into <name>.events, so that
+        its pipe never fills; returns the process and its ready line."""
+        peer, event, line = self.start_until_ready(name, what, command, stderr=open(os.path.join(self.folder, f"{name}.log"), "w"),
+                                                   env={**os.environ, "PYTHONUNBUFFERED": "1"}, **kwargs)
+        events = open(os.path.join(self.folder, f"{name}.events"), "w")
         events.write(line)
 
         def drain():
@@ -166,27 +170,19 @@ class Run(e2e.Run):
                 events.write(rest)
                 events.flush()
         threading.Thread(target=drain, daemon=True).start()
+        return peer, event
 
     def start_nl55_peer(self):
         """The zoo's Nanoleaf NL55 light strip, which follows Adaptive Lighting as HAP-NodeJS does
         (no mDNS: paired by address over MQTT). Its lines go to nl55-peer.events."""
-        peer, event, line = self.start_until_ready(
+        _, event = self.start_recorded_peer(
             "nl55-peer", "the Nanoleaf NL55 peer",
             peer_command(self.args.hap_python, "zoo_peer.py", self.nl55_port, "--mac", "3A:B3:32:55:0C:11",
                          "--database", os.path.join(HAP_FIXTURES, "zoo", "nanoleaf_strip_nl55.json"),
-                         "--state", os.path.join(self.folder, "nl55-peer.state")),
-            stderr=open(os.path.join(self.folder, "nl55-peer.log"), "w"), env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                         "--state", os.path.join(self.folder, "nl55-peer.state")))
         self.nl55_id = event["id"]
         self.nl55_pincode = event["pincode"]
         self.nl55_events = os.path.join(self.folder, "nl55-peer.events")
-        events = open(self.nl55_events, "w")
-        events.write(line)
-
-        def drain():
-            for rest in peer.stdout:
-                events.write(rest)
-                events.flush()
-        threading.Thread(target=drain, daemon=True).start()
 
     def nl55_lines(self):
         with open(self.nl55_events, encoding="utf-8") as handle:

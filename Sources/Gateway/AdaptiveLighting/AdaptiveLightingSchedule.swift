@@ -23,6 +23,9 @@ struct AdaptiveLightingSchedule: Sendable {
         self.wanted = wanted
     }
 
+    /// Whether any bulb follows a transition (a set's path asks this first: one check when none does).
+    var isAnyOn: Bool { !renewals.isEmpty }
+
     /// Whether the bulb follows a transition it confirmed.
     func isOn(_ service: ServiceReference) -> Bool { renewals[service] != nil }
 

@@ -143,7 +143,7 @@ extension Gateway {
     /// Acknowledged writes: a person's colour (temperature, hue, saturation) on a bulb whose
     /// Adaptive Lighting is on ends it, as in the Home app.
     func endAdaptiveLightingOnManualWrites(_ results: [CommandMachine.Result]) {
-        guard adaptiveLighting.nextRenewal != nil else { return }
+        guard adaptiveLighting.isAnyOn else { return }
         for result in results {
             guard case .written = result.outcome, let bulb = adaptiveLightingBulb(containing: result.item.reference),
                   bulb.manual.contains(result.item.reference.iid), adaptiveLighting.ended(bulb.service) else { continue }
@@ -155,7 +155,7 @@ extension Gateway {
     /// A value from a bulb: its Active Transition Count at 0 while Adaptive Lighting is on means
     /// the bulb ended it (a change made on the bulb, another controller's write).
     func followActiveTransitionCount(_ value: Value, of reference: CharacteristicReference) {
-        guard adaptiveLighting.nextRenewal != nil, let bulb = adaptiveLightingBulb(containing: reference), bulb.activeCount == reference.iid,
+        guard adaptiveLighting.isAnyOn, let bulb = adaptiveLightingBulb(containing: reference), bulb.activeCount == reference.iid,
               value.json.int == 0, adaptiveLighting.ended(bulb.service) else { return }
         logger.info("Adaptive Lighting of \(name(of: bulb.control)) ended by the bulb (its active transition count is 0)")
         adaptiveLightingChanged(bulb.service)

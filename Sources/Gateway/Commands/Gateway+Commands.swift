@@ -382,7 +382,7 @@ extension Gateway {
         heard(from: reference.accessoryID)
         let accessory = homes[location.home].accessories[location.accessory]
         guard let (_, characteristic) = accessory.characteristic(reference.iid) else { return }
-        if characteristic.type == "active-transition-count" { followActiveTransitionCount(value, of: reference) }
+        if adaptiveLighting.isAnyOn, characteristic.type == "active-transition-count" { followActiveTransitionCount(value, of: reference) }
         let changed = characteristic.isMomentary || characteristic.value != value
         if !characteristic.isMomentary, changed {
             homes[location.home].accessories[location.accessory].setValue(value, iid: reference.iid)

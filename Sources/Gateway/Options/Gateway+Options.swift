@@ -111,7 +111,9 @@ extension Gateway {
                 logger.warning("options are given for accessory \(id), which the home does not have")
                 continue
             }
-            let unknown = PublishPolicy.unknownPaths(in: policy.options[id] ?? AccessoryOptions(), of: accessory, in: home.id, map: map)
+            // The accessory's own options (the defaults' paths need not fit every accessory).
+            let own = (configuration.options.accessories[id] ?? AccessoryOptions()).overlaid(by: storedOptions[id] ?? AccessoryOptions())
+            let unknown = PublishPolicy.unknownPaths(in: own, of: accessory, in: home.id, map: map)
             if !unknown.isEmpty {
                 logger.warning("the options of \(accessory.name) (\(id)) name what it does not have: \(unknown.joined(separator: ", "))")
             }
