@@ -247,7 +247,7 @@ if Context.environment["HOMEGATE_FUZZ"] == "1" {
     let libFuzzer: [LinkerSetting] = [.unsafeFlags(["-sanitize=fuzzer,address"])]
     package.targets += [
         .executableTarget(name: "fuzz-config", dependencies: ["HomeGateConfig"], path: "Fuzz/Targets/config", linkerSettings: libFuzzer),
-        .executableTarget(name: "fuzz-pairing", dependencies: ["HAP", .product(name: "Crypto", package: "swift-crypto")],
+        .executableTarget(name: "fuzz-pairing", dependencies: ["HAP", "Wire", .product(name: "Crypto", package: "swift-crypto")],
                           path: "Fuzz/Targets/pairing", linkerSettings: libFuzzer),
     ]
 }

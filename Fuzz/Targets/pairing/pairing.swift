@@ -27,6 +27,7 @@
 import Crypto
 import Foundation
 import HAP
+import Wire
 
 // SwiftPM gives the executable its own `main` (so libFuzzer's is not linked): run libFuzzer's driver.
 @_silgen_name("LLVMFuzzerRunDriver")
