@@ -36,7 +36,8 @@ let package = Package(
             providers: [.apt(["libssl-dev"])]
         ),
         // The values both sides of the gateway share: HAP's status table, the one error of the
-        // characteristic path (a status and a message), and the one JSON model. A leaf: imports nothing.
+        // characteristic path (a status and a message), the one JSON model, the topic grammar,
+        // HomeKit's TLV8. A leaf: imports nothing.
         .target(name: "Wire"),
         // Time as the rest uses it: the one deadline race, the one wake-up for async loops, the
         // one backoff, Duration as numbers. A leaf: the standard library and Synchronization only.
