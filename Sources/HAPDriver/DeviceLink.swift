@@ -317,15 +317,12 @@ final class DeviceLink: Sendable {
 
     /// A write with `r: true`: the value the device answered, in the characteristic's format.
     func writeWithResponse(_ value: Value, to reference: CharacteristicReference) async throws(StatusError) -> Value? {
-        let (_, mapping, address) = try session(for: reference)
-        guard let json = try await write(value, to: reference, wantsResponse: true) else { return nil }
-        guard let info = mapping.characteristics[address], let answer = AccessoryMapping.value(from: json, format: info.format) else {
-            throw StatusError(.communicationFailure, "\(device.name) answered the write to \(address) with no usable value")
-        }
-        return answer
+        try await write(value, to: reference, wantsResponse: true)
     }
 
-    private func write(_ value: Value, to reference: CharacteristicReference, wantsResponse: Bool) async throws(StatusError) -> JSON? {
+    /// Writes one characteristic (a timed write when it needs one); with `wantsResponse`, the
+    /// value the device answered, read in the characteristic's format.
+    private func write(_ value: Value, to reference: CharacteristicReference, wantsResponse: Bool) async throws(StatusError) -> Value? {
         let (client, mapping, address) = try session(for: reference)
         let timed = mapping.characteristics[address]?.timedWrite == true
         let outcome: CharacteristicOutcome?
@@ -338,7 +335,11 @@ final class DeviceLink: Sendable {
         guard let outcome, outcome.status == .success else {
             throw Self.driverError(outcome?.status ?? .communicationFailure, "\(device.name) refused the write to \(address)")
         }
-        return outcome.value
+        guard wantsResponse, let json = outcome.value else { return nil }
+        guard let info = mapping.characteristics[address], let answer = AccessoryMapping.value(from: json, format: info.format) else {
+            throw StatusError(.communicationFailure, "\(device.name) answered the write to \(address) with no usable value")
+        }
+        return answer
     }
 
     /// Writes several characteristics of one accessory in one `PUT /characteristics` (a timed

@@ -296,7 +296,8 @@ async def checks(run, devices):
                 data = message.json()
                 if data.get("type") == "event" and data["event"]["data"]["entity_id"] == lamp:
                     new_state = data["event"]["data"]["new_state"]
-                    changes.append((time.monotonic(), new_state["state"] if new_state else None))
+                    changes.append((time.monotonic(), new_state["state"] if new_state else None,
+                                    (new_state or {}).get("attributes", {}).get("brightness")))
         watcher = asyncio.create_task(watch())
         renaming = time.monotonic()
         run.request("accessory/rename", {"accessory": "sim-lamp-1", "newName": "Standing Lamp"})
@@ -307,20 +308,29 @@ async def checks(run, devices):
             name = state["attributes"].get("friendly_name")
             return True if name == "Standing Lamp" and "Standing Lamp" in named and "Floor Lamp" not in named else {"friendly_name": name}
         await run.eventually(renamed, "the renamed lamp to show only its new name", 30)
-        await asyncio.sleep(2)  # late state changes
+        # A late state change the rename caused would come before the one of a change made after
+        # it (Home Assistant takes the MQTT messages in order): the lamp's brightness changed on
+        # the device is the barrier, waited for instead of a fixed delay.
+        barrier = len(changes)
+        run.request("simulator/update", {"accessory": "sim-lamp-1", "characteristic": "brightness", "value": 37})
+
+        async def barrier_seen():
+            return True if any(brightness not in (None, changes[barrier - 1][2] if barrier else None)
+                               for _, _, brightness in changes[barrier:]) else {"changes since the rename": len(changes) - barrier}
+        await run.eventually(barrier_seen, "the brightness set on the lamp after the rename to reach Home Assistant", 30)
         watcher.cancel()
         await events.close()
         watched = time.monotonic()
         unavailable, since = 0.0, None
-        for at, state in changes:
+        for at, state, _ in changes:
             if state in ("unavailable", None) and since is None:
                 since = at
             elif state not in ("unavailable", None) and since is not None:
                 unavailable, since = unavailable + at - since, None
         if since is not None:
             unavailable += watched - since
-        shown = ", ".join(f"{state} at +{1000 * (at - renaming):.0f} ms" for at, state in changes) or "no state change"
-        if unavailable > 0 or any(state in ("unavailable", "unknown", None) for _, state in changes):
+        shown = ", ".join(f"{state} at +{1000 * (at - renaming):.0f} ms" for at, state, _ in changes) or "no state change"
+        if unavailable > 0 or any(state in ("unavailable", "unknown", None) for _, state, _ in changes):
             raise Failure(f"the renamed light was unavailable or unknown for {1000 * unavailable:.0f} ms: {shown}")
         log(f"3. accessory/rename Floor Lamp -> Standing Lamp: the device and the light are called Standing Lamp, nothing else; "
             f"unavailable for 0 ms, never unknown (state changes: {shown})")
