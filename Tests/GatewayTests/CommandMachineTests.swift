@@ -95,6 +95,7 @@ struct CommandMachineTests {
         let expired = machine.expire(now: .seconds(10))
         #expect(Self.acknowledged(expired).map(\.0) == [slowTicket])
         #expect(Self.acknowledged(expired).first?.1.first?.outcome == .timedOut(.write(.bool(true))))
+        #expect(!expired.contains(.abandon(slow.id)), "its confirmation may still come")
         let next = try #require(Self.started(expired).first)
         #expect(next.ticket == behindTicket)
         // The slow device confirms after all: the value follows it, nothing is acknowledged.
@@ -103,19 +104,20 @@ struct CommandMachineTests {
         #expect(finished.count == 2 && Self.acknowledged(finished).map(\.0) == [behindTicket])
     }
 
-    @Test("a late confirmation after a newer write was confirmed does not overwrite it; one after the late window is dropped")
+    @Test("a late confirmation after a newer write was confirmed does not overwrite it; one after the late window is dropped; both calls are abandoned")
     func supersededAndAbandoned() throws {
         var machine = Self.machine(timeout: .seconds(10))
         let first = try #require(Self.started(machine.submit(.single(Self.write(Self.on, .bool(true))), now: .zero).1).first)
         _ = machine.submit(.single(Self.write(Self.on, .bool(false))), now: .zero)
         let second = try #require(Self.started(machine.expire(now: .seconds(10))).first)
-        _ = machine.complete(second.id, with: Self.ok(.bool(false), for: Self.on), now: .seconds(11))
+        let confirmed = machine.complete(second.id, with: Self.ok(.bool(false), for: Self.on), now: .seconds(11))
+        #expect(confirmed.first == .abandon(first.id), "the late write's call is stopped once a newer write is confirmed")
         #expect(machine.complete(first.id, with: Self.ok(.bool(true), for: Self.on), now: .seconds(12)).isEmpty, "superseded")
 
         let third = try #require(Self.started(machine.submit(.single(Self.write(Self.hue, .float(1))), now: .seconds(20)).1).first)
-        _ = machine.expire(now: .seconds(30))
+        #expect(!machine.expire(now: .seconds(30)).contains(.abandon(third.id)))
         #expect(machine.nextDeadline() == .seconds(90), "the late window")
-        #expect(machine.expire(now: .seconds(90)).isEmpty)
+        #expect(machine.expire(now: .seconds(90)) == [.abandon(third.id)])
         #expect(machine.nextDeadline() == nil)
         #expect(machine.complete(third.id, with: Self.ok(.float(1), for: Self.hue), now: .seconds(91)).isEmpty, "abandoned")
     }
@@ -126,6 +128,7 @@ struct CommandMachineTests {
         let read = try #require(Self.started(machine.submit(.single(Machine.Item(Self.brightness, .read)), now: .zero).1).first)
         let expired = machine.expire(now: .seconds(2))
         #expect(Self.acknowledged(expired).first?.1.first?.outcome == .timedOut(.read))
+        #expect(expired.contains(.abandon(read.id)), "the call is stopped at the deadline")
         #expect(machine.nextDeadline() == nil)
         #expect(machine.complete(read.id, with: Self.ok(.int(3), for: Self.brightness), now: .seconds(3)).isEmpty)
     }

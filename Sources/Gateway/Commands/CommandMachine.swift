@@ -120,6 +120,9 @@ struct CommandMachine: Sendable {
         case apply(CharacteristicReference, Value)
         /// The command is done: one acknowledgement with each item's outcome, in the command's order.
         case acknowledge(Ticket, [Result])
+        /// Stop the device call: its answer would change nothing any more (a read past its
+        /// deadline, a write past its late window or superseded by a later confirmed write).
+        case abandon(JobID)
     }
 
     /// One item of a command and how it went.
@@ -197,7 +200,7 @@ struct CommandMachine: Sendable {
         var actions: [Action] = []
         if let running = jobs.removeValue(forKey: id) {
             let job = running.job
-            supersedeLateWrites(before: job)
+            supersedeLateWrites(before: job, into: &actions)
             for item in job.items {
                 let outcome = Self.outcome(of: item, in: answer)
                 switch outcome {
@@ -232,6 +235,8 @@ struct CommandMachine: Sendable {
             if !job.isRead, job.abandonAt > now {
                 late[id] = job
                 lateOrder.append(id)
+            } else {
+                actions.append(.abandon(id))
             }
             for item in job.items { record(.timedOut(item.operation), for: item, ticket: job.ticket, into: &actions) }
             leaveLines(job, now: now, into: &actions)
@@ -244,6 +249,7 @@ struct CommandMachine: Sendable {
             guard job.abandonAt <= now else { break }
             lateOrder.removeFirst()
             late[id] = nil
+            actions.append(.abandon(id))
         }
         return actions
     }
@@ -321,11 +327,12 @@ struct CommandMachine: Sendable {
 
     /// A confirmed write makes earlier writes to the same characteristic that are still late
     /// irrelevant: their confirmation must not overwrite the newer value.
-    private mutating func supersedeLateWrites(before job: Job) {
+    private mutating func supersedeLateWrites(before job: Job, into actions: inout [Action]) {
         guard !late.isEmpty else { return }
         let references = Set(job.items.map(\.reference))
         for (id, lateJob) in late where id < job.id && lateJob.items.contains(where: { references.contains($0.reference) }) {
             late[id] = nil
+            actions.append(.abandon(id))
         }
     }
 

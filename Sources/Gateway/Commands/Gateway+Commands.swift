@@ -206,6 +206,8 @@ extension Gateway {
             case .acknowledge(let ticket, let results):
                 endAdaptiveLightingOnManualWrites(results)
                 deliver(results, of: ticket)
+            case .abandon(let job):
+                work.cancel(job)
             }
         }
         wakeCommandTimerIfNeeded()
@@ -223,13 +225,16 @@ extension Gateway {
         }
     }
 
-    /// Calls the device as device work, abandoned at the job's `abandonAt`.
+    /// Calls the device as device work, cancelled when the machine abandons the job (at its
+    /// `abandonAt`: ``expireCommandsOnTime()``); an answer after that changes nothing.
     private func call(_ job: CommandMachine.Job) {
         let driver = driver
-        let clock = clock
         let executor = job.items.first.flatMap { driver.taskExecutor(for: $0.reference.accessoryID) }
-        work.start(on: executor) { [weak self] in
-            guard let answer = await withDeadline(EngineClock.Instant(job.abandonAt), on: clock, { await Self.answer(to: job, from: driver) }) else { return }
+        work.start(on: executor, for: job.id) { [weak self] in
+            let answer = await Self.answer(to: job, from: driver)
+            // Abandoned: the machine has let the job go, and a cancelled call's failure is no
+            // refusal of the device's.
+            guard !Task.isCancelled else { return }
             await self?.deviceAnswered(job, answer)
         }
     }
