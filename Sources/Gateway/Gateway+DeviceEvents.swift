@@ -58,18 +58,22 @@ extension Gateway {
             recordChangedValues(of: devices, before: before)
         }
         for id in cameBack { setReachableFlag(id) }
+        let announceCameBack = {
+            for id in cameBack {
+                guard let (home, accessory) = self.accessory(id) else { continue }
+                if !changed { self.publishReachability(of: accessory, home: home.id) }
+                self.announce("accessory-reachability", ["accessory": .string(id.rawValue), "name": .string(accessory.name), "home": .string(home.name), "reachable": .bool(true)])
+                self.resumeAdaptiveLighting(of: id)
+            }
+        }
         if changed {
-            layoutDidChange(saving: true)
-            for event in LayoutChanges.events(from: before, to: homes) { announce(event.kind, event.fields) }
-            announceUpdates(comparedWith: topicsBefore)
+            commitLayoutChange(from: before, reindexed: true) {
+                announceUpdates(comparedWith: topicsBefore)
+                announceCameBack()
+            }
+        } else {
+            announceCameBack()
         }
-        for id in cameBack {
-            guard let (home, accessory) = accessory(id) else { continue }
-            if !changed { publishReachability(of: accessory, home: home.id) }
-            announce("accessory-reachability", ["accessory": .string(id.rawValue), "name": .string(accessory.name), "home": .string(home.name), "reachable": .bool(true)])
-            resumeAdaptiveLighting(of: id)
-        }
-        if changed { republishAfterLayoutChange() }
         if !cameBack.isEmpty { recordAccessoryCounts() }
     }
 
@@ -173,10 +177,7 @@ extension Gateway {
         for id in ids { lastSeen.forget(id) }
         for service in adaptiveLighting.wanted where gone.contains(service.accessoryID) { adaptiveLighting.forget(service) }
         guard homes != before else { return }
-        reindex()
-        layoutDidChange(saving: true)
-        for event in LayoutChanges.events(from: before, to: homes) { announce(event.kind, event.fields) }
-        republishAfterLayoutChange()
+        commitLayoutChange(from: before)
     }
 
     /// An accessory came or went: `$reachable`, `$events`, `$layout`; when it is back, its

@@ -21,6 +21,20 @@ extension Gateway {
         savedLayout = layout
     }
 
+    /// Commits a change of the layout, the one way every change does (a management request, a
+    /// reloaded configuration, a device's new structure, accessories removed), in this order:
+    /// the topic map made again (unless the caller already did: `reindexed`), the layout marked
+    /// changed and stored, one `$events` message per change since `before`, then `announcing`
+    /// (what the change adds to `$events`), then the retained topics of the new layout
+    /// (old ones cleared).
+    func commitLayoutChange(from before: [Home], reindexed: Bool = false, announcing: () -> Void = {}) {
+        if !reindexed { reindex() }
+        layoutDidChange(saving: true)
+        for event in LayoutChanges.events(from: before, to: homes) { announce(event.kind, event.fields) }
+        announcing()
+        republishAfterLayoutChange()
+    }
+
     /// Publishes `$layout` whenever it changed, at most once per layout interval: the parts
     /// that changed, and clears those no longer there.
     func publishLayoutWhenChanged() async throws {
@@ -67,10 +81,7 @@ extension Gateway {
             }
         }
         homes = merged
-        reindex()
-        layoutDidChange(saving: true)
-        for event in LayoutChanges.events(from: before, to: homes) { announce(event.kind, event.fields) }
-        republishAfterLayoutChange()
+        commitLayoutChange(from: before)
         logger.info("configuration reloaded")
         return leftOut
     }

@@ -45,10 +45,7 @@ extension Gateway {
         let before = homes
         guard newHomes != before else { return }
         homes = newHomes
-        reindex()
-        layoutDidChange(saving: true)
-        for event in LayoutChanges.events(from: before, to: homes) { announce(event.kind, event.fields) }
-        republishAfterLayoutChange()
+        commitLayoutChange(from: before)
     }
 
     // MARK: Devices
