@@ -93,7 +93,7 @@ extension Gateway {
         func emit(_ topic: String, _ payload: [UInt8], withheld: Bool = false) {
             if disabled || withheld { withhold(topic, payload) } else { body(topic, payload) }
         }
-        emit(TopicGrammar.topic(topic, .meta), metaPayload(accessory, in: home, index: index))
+        emit(TopicGrammar.topic(topic, .meta), metaPayload(accessory, in: home, index: index, characteristicMeta: &metaPayloads))
         let reachable = Array((accessory.isReachable ? "true" : "false").utf8)
         emit(TopicGrammar.topic(topic, .reachable), reachable)
         if let seen = lastSeen.published(accessory.id) { emit(TopicGrammar.topic(topic, .lastSeen), LastSeen.payload(seen)) }

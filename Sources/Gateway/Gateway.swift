@@ -51,9 +51,10 @@ public actor Gateway {
         public var calendar: Calendar
         /// Where the engine's metrics go (``EngineMetrics``); the default records nothing.
         public var metricsFactory: any MetricsFactory
-        /// Whether each characteristic has `<characteristic>/$meta` retained (one retained
-        /// message per characteristic: a home of 10,000 accessories may leave it off).
-        public var characteristicMeta = true
+        /// Whether each characteristic also has `<characteristic>/$meta` retained, beside the
+        /// `services` of its accessory's `$meta` (one more retained message per characteristic:
+        /// at 10,000 accessories 50,000; off by default since contract version 3).
+        public var characteristicMeta = false
         /// How often every reachable camera's snapshot is taken and published on its
         /// `$snapshot` topic; zero: only when asked (`$request/accessory/snapshot`).
         public var snapshotInterval: Duration = .zero

@@ -62,8 +62,9 @@ public struct ConfigFile: Sendable {
         /// How long after its date a timer trigger missed while the gateway was down still fires,
         /// late (`missed_trigger_grace`); older ones are skipped. Zero: never late.
         public var missedTriggerGrace: Duration = .seconds(300)
-        /// `<characteristic>/$meta` for every characteristic (`characteristic_meta`, default true).
-        public var characteristicMeta = true
+        /// `<characteristic>/$meta` for every characteristic too (`characteristic_meta`, default
+        /// false: the accessory's `$meta` describes its characteristics).
+        public var characteristicMeta = false
         /// Seconds between snapshots of every reachable camera (`snapshot_interval`); zero (the
         /// default): snapshots only on request.
         public var snapshotInterval: Duration = .zero

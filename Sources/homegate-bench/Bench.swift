@@ -122,9 +122,10 @@ enum Bench {
         }
         if options.runs(.scale) {
             for size in options.sizes { results.scale.append(try await measureScale(size, broker: broker, options: options)) }
-            // The largest home again without per-characteristic `$meta` (gateway.characteristic_meta: false).
+            // The largest home again with per-characteristic `$meta` (gateway.characteristic_meta:
+            // true, the default before contract version 3): what that choice costs.
             if let largest = options.sizes.max() {
-                results.scale.append(try await measureScale(largest, broker: broker, options: options, characteristicMeta: false))
+                results.scale.append(try await measureScale(largest, broker: broker, options: options, characteristicMeta: true))
             }
         }
         await broker.stop()
@@ -159,10 +160,10 @@ enum Bench {
         }
     }
 
-    static func measureScale(_ size: Int, broker: Mosquitto, options: Options, characteristicMeta: Bool = true) async throws -> Scale {
+    static func measureScale(_ size: Int, broker: Mosquitto, options: Options, characteristicMeta: Bool = false) async throws -> Scale {
         log("a plain client retaining \(size * 5) messages")
         let plain = try await Measure.plainRetained(broker: broker, count: size * 5)
-        log("a home of \(size) accessories\(characteristicMeta ? "" : ", without per-characteristic $meta")")
+        log("a home of \(size) accessories\(characteristicMeta ? ", with per-characteristic $meta" : "")")
         let run = try await ScaleRun.start(broker: broker, accessories: size, characteristicMeta: characteristicMeta)
         let roundTrip = try await Measure.setRoundTrip(broker: broker, topic: run.setTopic, count: options.scaleMessages,
                                                        warmUp: min(options.warmUp, options.scaleMessages))
@@ -241,9 +242,9 @@ struct ScaleRun {
     var setTopic: String { "\(base)/bench-home/room-0/lamp-0/lightbulb/brightness/set" }
     var valueTopic: String { "\(base)/bench-home/room-0/lamp-0/lightbulb/brightness" }
 
-    static func configuration(accessories: Int, base: String, characteristicMeta: Bool = true) -> String {
+    static func configuration(accessories: Int, base: String, characteristicMeta: Bool = false) -> String {
         let rooms = max(1, accessories / 50)
-        let gateway = characteristicMeta ? "" : "gateway:\n  characteristic_meta: false\n"
+        let gateway = characteristicMeta ? "gateway:\n  characteristic_meta: true\n" : ""
         var text = "base_topic: \(base)\nlog_level: warning\n\(gateway)homes:\n  - name: Bench Home\n    rooms: [\((0..<rooms).map { "Room \($0)" }.joined(separator: ", "))]\n    accessories:\n"
         for index in 0..<accessories {
             text += """
@@ -261,7 +262,7 @@ struct ScaleRun {
 
     nonisolated(unsafe) private static var runs = 0
 
-    static func start(broker: Mosquitto, accessories: Int, characteristicMeta: Bool = true) async throws -> ScaleRun {
+    static func start(broker: Mosquitto, accessories: Int, characteristicMeta: Bool = false) async throws -> ScaleRun {
         // A base of its own per run: a home measured twice in one run must not find its values retained.
         runs += 1
         let base = "bench\(accessories)-\(runs)"

@@ -36,6 +36,16 @@ import TestSupport
         try #require(TreeLayout.characteristic(type, of: id, in: layout)?["topic"] as? String, "\(id) \(type)")
     }
 
+    /// The `<service>/<characteristic>` paths an accessory's retained `$meta` describes.
+    static func describedCharacteristics(_ retained: [String: String], accessoryTopic: String) throws -> Set<String> {
+        let meta = try GatewayFixture.decode(Array(try #require(retained["\(accessoryTopic)/$meta"], "\(accessoryTopic)/$meta").utf8))
+        var paths: Set<String> = []
+        for (service, description) in meta["services"] as? [String: Object] ?? [:] {
+            for characteristic in (description["characteristics"] as? Object ?? [:]).keys { paths.insert("\(service)/\(characteristic)") }
+        }
+        return paths
+    }
+
     /// Every topic a discovery config's components read or write.
     static func componentTopics(_ config: Object?) -> [String] {
         ((config?["components"] as? [String: Object]) ?? [:]).values.flatMap { component in
@@ -70,9 +80,14 @@ import TestSupport
         // excluded characteristic, nor the thermostat's values; the rest as always.
         var retained = try await fixture.retained()
         #expect(retained.keys.filter { $0.hasPrefix(coffeeTopic + "/") }.isEmpty, "\(retained.keys.filter { $0.hasPrefix(coffeeTopic) })")
-        #expect(retained[inUse] == nil && retained["\(inUse)/$meta"] == nil)
+        #expect(retained[inUse] == nil)
         #expect(retained[try Self.topic("on", of: "sim-tv-outlet", in: layout)] == "true")
-        #expect(retained[thermostat] == nil && retained["\(thermostat)/$meta"] != nil)
+        #expect(retained[thermostat] == nil)
+        // The accessories' $meta: the excluded characteristic is not described, the held-back one is.
+        let outletMeta = try Self.describedCharacteristics(retained, accessoryTopic: String(inUse.split(separator: "/").dropLast(2).joined(separator: "/")))
+        #expect(outletMeta.contains("outlet/on") && !outletMeta.contains("outlet/outlet-in-use"), "\(outletMeta)")
+        let thermostatMeta = try Self.describedCharacteristics(retained, accessoryTopic: String(thermostat.split(separator: "/").dropLast(2).joined(separator: "/")))
+        #expect(thermostatMeta.contains("thermostat/current-temperature"), "\(thermostatMeta)")
         #expect(retained[kitchen] != nil && retained[brightness] == "40")
         // $layout says the options and that the coffee machine is disabled.
         #expect(coffee["disabled"] as? Bool == true)

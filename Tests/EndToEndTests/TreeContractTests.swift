@@ -122,6 +122,14 @@ struct TreeContractTests {
                     #expect(!(characteristic["perms"] as? [String] ?? []).isEmpty, "\(name) has perms")
                     #expect(characteristic["topic"] as? String == "\(serviceTopic)/\(characteristicType)", "\(name): the segment is the type's name")
                     #expect(characteristic["value"] == nil, "\(name): $layout carries no values (they have their own topics)")
+                    // The accessory's $meta describes it as $layout does (with labels for valid values).
+                    let serviceSegment = String(serviceTopic.dropFirst(topic.count + 1))
+                    let described = ((meta["services"] as? [String: Any])?[serviceSegment] as? [String: Any])
+                    #expect(described?["type"] as? String == type, "\(id)'s $meta.services has \(serviceSegment) as \(type)")
+                    let entry = (described?["characteristics"] as? [String: Any])?[characteristicType] as? [String: Any]
+                    for key in ["type", "uuid", "format", "perms", "unit", "minValue", "maxValue", "minStep", "maxLen"] {
+                        #expect(TreeJSON.text(of: entry?[key]) == TreeJSON.text(of: characteristic[key]), "\(name): $meta's \(key) is $layout's")
+                    }
                     let format = try #require(characteristic["format"] as? String, "\(name) has a format")
                     if ["int", "uint8", "uint16", "uint32", "uint64", "float"].contains(format) {
                         for key in ["minValue", "maxValue", "minStep"] {
@@ -230,8 +238,7 @@ struct TreeContractTests {
         #expect(TreeLayout.services(lamp).compactMap { $0["type"] as? String } == ["lightbulb"])
         let topic = "homegate/test-home/office/desk-lamp"
         #expect(lamp["topic"] as? String == topic)
-        #expect(Set(retained.keys.filter { $0.hasPrefix(topic + "/") }) == ["\(topic)/$meta", "\(topic)/$reachable", "\(topic)/$last-seen", "\(topic)/lightbulb/on",
-                                                                            "\(topic)/lightbulb/on/$meta"])
+        #expect(Set(retained.keys.filter { $0.hasPrefix(topic + "/") }) == ["\(topic)/$meta", "\(topic)/$reachable", "\(topic)/$last-seen", "\(topic)/lightbulb/on"])
         for hidden in ["switch", "firmware-update", "accessory-information"] {
             #expect(retained.keys.filter { $0.contains("/\(hidden)") } == [], "no retained topic of \(hidden)")
             #expect(TreeLayout.allTopics(layout).filter { $0.contains("/\(hidden)") } == [], "no $layout topic of \(hidden)")

@@ -43,15 +43,32 @@ struct EngineLabelTests {
         await harness.stop()
     }
 
-    @Test("every characteristic has <characteristic>/$meta retained: format, perms, bounds, type, UUID, valid values with their labels")
-    func characteristicMeta() async throws {
+    @Test("the accessory's $meta describes its services and characteristics: format, perms, bounds, type, UUID, valid values with their labels; no <characteristic>/$meta by default")
+    func accessoryMetaDescribesCharacteristics() async throws {
         let harness = try await Harness()
-        let meta = try JSON.parse(Array(try #require(harness.bus.retained["\(Harness.lockTarget)/$meta"]).utf8))
-        #expect(meta["format"] == "uint8" && meta["type"] == "lock-target-state" && meta["uuid"] == "0000001E-0000-1000-8000-0026BB765291")
-        #expect(meta["validValues"] == [["value": 0, "label": "unsecured"], ["value": 1, "label": "secured"]])
-        let brightness = try JSON.parse(Array(try #require(harness.bus.retained["\(Harness.lamp)/brightness/$meta"]).utf8))
+        let door = try JSON.parse(Array(try #require(harness.bus.retained["homegate/lab/office/door/$meta"]).utf8))
+        #expect(door["name"] == "Door" && door["services"]?.object?.keys.sorted() == ["lock-mechanism"], "\(door.text)")
+        let lock = try #require(door["services"]?["lock-mechanism"])
+        #expect(lock["type"] == "lock-mechanism" && lock["characteristics"]?.object?.keys.sorted() == ["lock-current-state", "lock-target-state"])
+        let target = try #require(lock["characteristics"]?["lock-target-state"])
+        #expect(target["format"] == "uint8" && target["type"] == "lock-target-state" && target["uuid"] == "0000001E-0000-1000-8000-0026BB765291")
+        #expect(target["validValues"] == [["value": 0, "label": "unsecured"], ["value": 1, "label": "secured"]])
+        let lamp = try JSON.parse(Array(try #require(harness.bus.retained["homegate/lab/office/lamp/$meta"]).utf8))
+        let brightness = try #require(lamp["services"]?["lightbulb"]?["characteristics"]?["brightness"])
         #expect(brightness["minValue"] == 0 && brightness["maxValue"] == 100 && brightness["unit"] == "percentage" && brightness["perms"] == ["pr", "pw", "ev"])
         #expect(harness.bus.retained["\(Harness.lamp)/brightness/label"] == nil, "no labels, no label topic")
+        #expect(!harness.bus.retained.keys.contains { $0.hasSuffix("/$meta") && $0.split(separator: "/").count > 5 }, "no characteristic's own $meta")
+        await harness.stop()
+    }
+
+    @Test("with characteristic_meta every characteristic also has <characteristic>/$meta, the same object as in its accessory's $meta")
+    func characteristicMetaTopics() async throws {
+        let harness = try await Harness(configure: { $0.characteristicMeta = true })
+        let meta = try JSON.parse(Array(try #require(harness.bus.retained["\(Harness.lockTarget)/$meta"]).utf8))
+        let door = try JSON.parse(Array(try #require(harness.bus.retained["homegate/lab/office/door/$meta"]).utf8))
+        #expect(door["services"]?["lock-mechanism"]?["characteristics"]?["lock-target-state"] == meta)
+        #expect(meta["validValues"] == [["value": 0, "label": "unsecured"], ["value": 1, "label": "secured"]])
+        #expect(harness.bus.retained["\(Harness.lamp)/brightness/$meta"] != nil)
         await harness.stop()
     }
 

@@ -119,7 +119,7 @@ public final class GatewayFixture: Sendable {
     }
 
     /// The retained topics `layout` implies: the layout's parts, `$state`, each accessory's
-    /// `$meta`, `$reachable` and (as `values` has it) `$last-seen`, each characteristic's `$meta`, each readable value, the
+    /// `$meta`, `$reachable` and (as `values` has it) `$last-seen`, each readable value, the
     /// `label` of a value (as `values` has it) that the catalog names, and the `$color` of a
     /// service with readable hue and saturation.
     public static func retainedTopics(of layout: [String: Any], base: String, values: [String: String]) -> Set<String> {
@@ -139,7 +139,6 @@ public final class GatewayFixture: Sendable {
                     }
                     for characteristic in service["characteristics"] as? [[String: Any]] ?? [] {
                         guard let topic = characteristic["topic"] as? String else { continue }
-                        topics.insert("\(topic)/$meta")
                         guard (characteristic["perms"] as? [String])?.contains("pr") == true, characteristic["momentary"] as? Bool != true else { continue }
                         topics.insert(topic)
                         if let type = characteristic["type"] as? String, let named = Catalog.standard.characteristic(type)?.validValues,

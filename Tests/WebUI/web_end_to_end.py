@@ -572,6 +572,11 @@ def checks(run):
     page.wait(lambda: page.tile_state("sim-thermostat") == "Heat to 20.5 °C, 19.5 °C now", "the thermostat's tile: Heat to 20.5 °C")
     page.open_detail("sim-front-door-lock")
     lock = driver.execute_script("return document.querySelector('[data-testid=state-words]').closest('[data-testid=service]').dataset.topic")
+    # The target's select in words: $layout has the bare values, the accessory's $meta their labels.
+    page.wait(lambda: driver.execute_script(
+        "return [...document.querySelectorAll('[data-testid=select]')].filter((s) => s.id.includes('lock-target-state'))"
+        ".flatMap((s) => [...s.options].map((o) => o.textContent))") == ["unsecured (0)", "secured (1)"],
+        "the lock target's choices in words, from the accessory's $meta")
     page.act(lambda: page.one("[data-testid=choice][data-value='0']", "the lock's Unlock").click(), "unlocking")
     page.wait(lambda: (page.text(f'[data-testid=service][data-topic="{lock}"] [data-testid=control-status]') or "").startswith("✓ acknowledged"),
               "the unlock acknowledged")

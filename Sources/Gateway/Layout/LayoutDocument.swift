@@ -5,8 +5,8 @@ import Wire
 /// `$layout`: the structure of the homes (no values, no reachability: those have their own
 /// topics), split so that no message is large, whatever the size of the home:
 ///
-/// - `<base>/$layout`: the index: `format` (2), `base`, and per home `id`, `name`, `primary`,
-///   `topic` and `layout` (the topic of the home's part).
+/// - `<base>/$layout`: the index: `format` (2), `contract` (``contractVersion``), `base`, and per
+///   home `id`, `name`, `primary`, `topic` and `layout` (the topic of the home's part).
 /// - `<base>/$layout/<home>`: one home: `id`, `name`, `primary`, `topic`, `rooms` (each with
 ///   `id`, `name`, `topic`, `accessories` (how many) and `layout`, the topics of its parts, in
 ///   order), `zones`, `serviceGroups`, `actionSets`, `triggers`.
@@ -16,6 +16,9 @@ import Wire
 ///
 /// A client subscribes to `<base>/$layout/#` and joins the parts (see `docs/mqtt-api.md`).
 public struct LayoutDocument {
+    /// The version of the MQTT contract (`docs/mqtt-api.md`, "Versions of this contract"): raised
+    /// whenever what the gateway publishes changes in a way a client must know of.
+    public static let contractVersion = 3
     /// The size a room's part stays under (unless one accessory alone is larger).
     static let partLimit = 64 * 1024
 
@@ -39,7 +42,7 @@ public struct LayoutDocument {
             messages.append(contentsOf: roomMessages)
             messages.append(homeMessage)
         }
-        messages.append((TopicGrammar.topic(base, .layout), JSON.object(["format": 2, "base": .string(base), "homes": .array(index)]).encoded()))
+        messages.append((TopicGrammar.topic(base, .layout), JSON.object(["format": 2, "contract": .int(Int64(Self.contractVersion)), "base": .string(base), "homes": .array(index)]).encoded()))
         return messages
     }
 

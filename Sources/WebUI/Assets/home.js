@@ -296,7 +296,7 @@ function historyChart(ctx, characteristic) {
   const describe = (value) => {
     if (value === null || value === undefined) return "no value";
     if (characteristic.format === "bool") return value ? "On" : "Off";
-    const label = (ctx.store.json(attributeTopic(characteristic.topic, "meta"))?.validValues ?? []).find((entry) => entry.value === value)?.label;
+    const label = (characteristicMeta(ctx, characteristic.topic)?.validValues ?? []).find((entry) => entry.value === value)?.label;
     if (label) return humanize(label);
     return `${formatValue(typeof value === "number" ? Math.round(value * 10) / 10 : value)}${unit && unit !== "%" && unit !== "°" ? " " + unit : unit}`;
   };
@@ -575,13 +575,24 @@ function renderCharacteristic(ctx, characteristic) {
   showValue(row);
   ctx.watch(topic, () => showValue(row));
   ctx.watch(`${topic}/label`, () => showValue(row));
-  ctx.watch(attributeTopic(topic, "meta"), () => { buildControl(row); showValue(row); });
+  ctx.watch(attributeTopic(accessoryTopicOf(topic), "meta"), () => { buildControl(row); showValue(row); });
   return element;
+}
+
+/** `<accessory>` of `<accessory>/<service>/<characteristic>`. */
+function accessoryTopicOf(characteristicTopic) {
+  return characteristicTopic.split("/").slice(0, -2).join("/");
+}
+
+/** A characteristic's metadata, as its accessory's `$meta` describes it under `services`. */
+function characteristicMeta(ctx, characteristicTopic) {
+  const [service, characteristic] = characteristicTopic.split("/").slice(-2);
+  return ctx.store.json(attributeTopic(accessoryTopicOf(characteristicTopic), "meta"))?.services?.[service]?.characteristics?.[characteristic];
 }
 
 /** Valid values with their labels: $meta has {value, label}; the layout has the bare values. */
 function choices(row) {
-  const meta = row.ctx.store.json(attributeTopic(row.topic, "meta"));
+  const meta = characteristicMeta(row.ctx, row.topic);
   const fromMeta = meta && Array.isArray(meta.validValues) ? meta.validValues : null;
   if (fromMeta) return fromMeta.map((entry) => (typeof entry === "object" ? entry : {value: entry}));
   if (Array.isArray(row.characteristic.validValues)) return row.characteristic.validValues.map((value) => ({value}));
