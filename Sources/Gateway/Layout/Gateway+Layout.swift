@@ -102,8 +102,10 @@ extension Gateway {
     /// topic that the options do not exclude. One message describes what a person needs to drive
     /// the accessory; `characteristicMeta` holds each kind's metadata once encoded, shared.
     func metaPayload(_ accessory: Accessory, in home: Home, index: HomeIndex, characteristicMeta: inout [ObjectIdentifier: [UInt8]]) -> [UInt8] {
-        var bytes = JSON.object(metaObject(accessory, index: index)).encoded()
+        let object = metaObject(accessory, index: index)
         // `services` is the last key in sorted order: it follows the others before the closing brace.
+        assert(object.keys.allSatisfy { $0 < "services" }, "a key of an accessory's $meta sorts after services")
+        var bytes = JSON.object(object).encoded()
         bytes.removeLast()
         bytes.append(contentsOf: #","services":{"#.utf8)
         var firstService = true
