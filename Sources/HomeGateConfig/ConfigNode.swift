@@ -182,8 +182,11 @@ public struct ConfigNode {
         }
     }
 
+    /// A whole number without its `.0`; anything else (a fraction, or a number beyond `Int`, which
+    /// a configuration may well hold by mistake) as Swift writes a `Double`.
     private static func format(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
+        if let whole = Int(exactly: value) { return String(whole) }
+        return String(value)
     }
 
     private static func line(of error: YamlError) -> Int? {

@@ -153,6 +153,9 @@ struct ConfigFileTests {
         ("mqtt:\n  tls:\n    ca: x\n", "homegate.yml:3: mqtt.tls.ca: unknown key"),
         ("mqtt:\n  reconnect:\n    initial_delay: 0\n", "homegate.yml:3: mqtt.reconnect.initial_delay: must be within 0.01...3600 seconds, got 0"),
         ("mqtt:\n  reconnect:\n    initial_delay: soon\n", "homegate.yml:3: mqtt.reconnect.initial_delay: expected a number of seconds, got \"soon\""),
+        // Found by scripts/fuzz (config): a number beyond Int was refused by a trap in the message.
+        ("mqtt:\n  reconnect:\n    initial_delay: 1\(String(repeating: "9", count: 120))\n",
+         "homegate.yml:3: mqtt.reconnect.initial_delay: must be within 0.01...3600 seconds, got 2e+120"),
         ("mqtt:\n  reconnect:\n    initial_delay: 10\n    max_delay: 5\n", "homegate.yml:3: mqtt.reconnect: the maximum reconnect delay (5 s) must not be below the initial one (10 s)"),
         ("mqtt:\n  url: a\n  url: b\n", "homegate.yml:2: not valid YAML: the key \"url\" appears more than once"),
         ("gateway:\n  output: xml\n", "homegate.yml:2: gateway.output: expected one of values, json, both, got \"xml\""),
