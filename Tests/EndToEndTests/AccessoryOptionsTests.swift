@@ -37,7 +37,8 @@ import TestSupport
     }
 
     /// The `<service>/<characteristic>` paths an accessory's retained `$meta` describes.
-    static func describedCharacteristics(_ retained: [String: String], accessoryTopic: String) throws -> Set<String> {
+    static func describedCharacteristics(_ retained: [String: String], of id: String, in layout: Object) throws -> Set<String> {
+        let accessoryTopic = try #require(TreeLayout.accessory(id, in: layout)?["topic"] as? String, "\(id)'s topic")
         let meta = try GatewayFixture.decode(Array(try #require(retained["\(accessoryTopic)/$meta"], "\(accessoryTopic)/$meta").utf8))
         var paths: Set<String> = []
         for (service, description) in meta["services"] as? [String: Object] ?? [:] {
@@ -84,9 +85,9 @@ import TestSupport
         #expect(retained[try Self.topic("on", of: "sim-tv-outlet", in: layout)] == "true")
         #expect(retained[thermostat] == nil)
         // The accessories' $meta: the excluded characteristic is not described, the held-back one is.
-        let outletMeta = try Self.describedCharacteristics(retained, accessoryTopic: String(inUse.split(separator: "/").dropLast(2).joined(separator: "/")))
+        let outletMeta = try Self.describedCharacteristics(retained, of: "sim-tv-outlet", in: layout)
         #expect(outletMeta.contains("outlet/on") && !outletMeta.contains("outlet/outlet-in-use"), "\(outletMeta)")
-        let thermostatMeta = try Self.describedCharacteristics(retained, accessoryTopic: String(thermostat.split(separator: "/").dropLast(2).joined(separator: "/")))
+        let thermostatMeta = try Self.describedCharacteristics(retained, of: "sim-thermostat", in: layout)
         #expect(thermostatMeta.contains("thermostat/current-temperature"), "\(thermostatMeta)")
         #expect(retained[kitchen] != nil && retained[brightness] == "40")
         // $layout says the options and that the coffee machine is disabled.
