@@ -3,12 +3,12 @@ import Wire
 
 extension Value {
     /// Parses an MQTT payload as a value of `format`, for the characteristic named `name` (used in
-    /// error messages).
+    /// error messages, so worked out only for one).
     ///
     /// Accepted: a JSON scalar of the right kind (`true`, `42`, `21.5`, `"text"`); for booleans
     /// also `on`/`off`, `true`/`false`, `1`/`0` in any case; for strings also the raw text; for
     /// `data` and `tlv8` base64, quoted or not.
-    public static func parse(payload: String, format: Format, name: String) throws(StatusError) -> Value {
+    public static func parse(payload: String, format: Format, name: @autoclosure () -> String) throws(StatusError) -> Value {
         let text = payload.trimmedOfWhitespace
         switch format {
         case .string:
@@ -23,38 +23,38 @@ extension Value {
     }
 
     /// Converts a JSON value (the `value` of `{"value": ..., "id": ...}`).
-    public static func parse(json: JSON, format: Format, name: String) throws(StatusError) -> Value {
+    public static func parse(json: JSON, format: Format, name: @autoclosure () -> String) throws(StatusError) -> Value {
         switch json {
         case .string(let text):
             switch format {
             case .string: return .string(text)
             case .data, .tlv8: return try base64(text, name: name)
             case .bool: return try parse(jsonText: text, format: format, name: name)
-            default: throw StatusError(.invalidValue, "\(name) must be a number, got \"\(text.prefix(80))\"")
+            default: throw StatusError(.invalidValue, "\(name()) must be a number, got \"\(text.prefix(80))\"")
             }
         case .bool(let flag):
             return try parse(jsonText: flag ? "true" : "false", format: format, name: name)
         case .int, .uint, .double:
             return try parse(jsonText: json.text, format: format, name: name)
         case .null:
-            throw StatusError(.invalidValue, "\(name) must have a value, got null")
+            throw StatusError(.invalidValue, "\(name()) must have a value, got null")
         case .array, .object:
-            throw StatusError(.invalidValue, "\(name) must be a single value, not a list or an object")
+            throw StatusError(.invalidValue, "\(name()) must be a single value, not a list or an object")
         }
     }
 
     /// Parses bare JSON text (`true`, `42`, `-3.5`) for the non-text formats.
-    private static func parse(jsonText text: String, format: Format, name: String) throws(StatusError) -> Value {
+    private static func parse(jsonText text: String, format: Format, name: () -> String) throws(StatusError) -> Value {
         switch format {
         case .bool:
             switch text.lowercased() {
             case "true", "on", "1", "\"true\"", "\"on\"", "\"1\"": return .bool(true)
             case "false", "off", "0", "\"false\"", "\"off\"", "\"0\"": return .bool(false)
-            default: throw StatusError(.invalidValue, "\(name) must be true or false (also on/off, 1/0), got \(quoted(text))")
+            default: throw StatusError(.invalidValue, "\(name()) must be true or false (also on/off, 1/0), got \(quoted(text))")
             }
         case .float:
             guard let number = Double(text), number.isFinite, isJSONNumber(text) else {
-                throw StatusError(.invalidValue, "\(name) must be a number, got \(quoted(text))")
+                throw StatusError(.invalidValue, "\(name()) must be a number, got \(quoted(text))")
             }
             return .float(number)
         case .int:
@@ -62,23 +62,23 @@ extension Value {
         case .uint8, .uint16, .uint32, .uint64:
             return .uint(try whole(text, name: name, as: UInt64.self))
         case .string, .data, .tlv8:
-            throw StatusError(.invalidValue, "\(name) cannot be parsed as \(format.rawValue)")
+            throw StatusError(.invalidValue, "\(name()) cannot be parsed as \(format.rawValue)")
         }
     }
 
-    private static func whole<T: FixedWidthInteger>(_ text: String, name: String, as: T.Type) throws(StatusError) -> T {
+    private static func whole<T: FixedWidthInteger>(_ text: String, name: () -> String, as: T.Type) throws(StatusError) -> T {
         if let value = T(text) { return value }
         if let number = Double(text), number.isFinite, isJSONNumber(text) {
             if number == number.rounded(), let value = T(exactly: number) { return value }
-            if number != number.rounded() { throw StatusError(.invalidValue, "\(name) must be a whole number, got \(text)") }
-            throw StatusError(.invalidValue, "\(name) is out of range for its format, got \(text)")
+            if number != number.rounded() { throw StatusError(.invalidValue, "\(name()) must be a whole number, got \(text)") }
+            throw StatusError(.invalidValue, "\(name()) is out of range for its format, got \(text)")
         }
-        throw StatusError(.invalidValue, "\(name) must be a whole number, got \(quoted(text))")
+        throw StatusError(.invalidValue, "\(name()) must be a whole number, got \(quoted(text))")
     }
 
-    private static func base64(_ text: String, name: String) throws(StatusError) -> Value {
+    private static func base64(_ text: String, name: () -> String) throws(StatusError) -> Value {
         guard let data = Data(base64Encoded: text) else {
-            throw StatusError(.invalidValue, "\(name) must be base64 data, got \(quoted(String(text.prefix(40))))")
+            throw StatusError(.invalidValue, "\(name()) must be base64 data, got \(quoted(String(text.prefix(40))))")
         }
         return .data(Array(data))
     }
@@ -125,7 +125,6 @@ extension Characteristic {
 
     /// Checks the value against format, bounds, step, valid values and length.
     public func validate(_ value: Value) throws(StatusError) {
-        let name = displayName
         switch (format, value) {
         case (.bool, .bool), (.string, .string), (.data, .data), (.tlv8, .data):
             break
@@ -135,46 +134,46 @@ extension Characteristic {
             break
         default:
             let article = format == .int ? "an" : "a"
-            throw StatusError(.invalidValue, "\(name) takes \(article) \(format.rawValue) value, got \(value)")
+            throw StatusError(.invalidValue, "\(displayName) takes \(article) \(format.rawValue) value, got \(value)")
         }
-        if let number = value.number { try validateNumber(number, name: name) }
+        if let number = value.number { try validateNumber(number) }
         if case .string(let text) = value {
             let limit = maxLen ?? 64
-            if text.count > limit { throw StatusError(.invalidValue, "\(name) must be at most \(limit) characters, got \(text.count)") }
+            if text.count > limit { throw StatusError(.invalidValue, "\(displayName) must be at most \(limit) characters, got \(text.count)") }
         }
         if case .data(let bytes) = value, bytes.count > 2_097_152 {
-            throw StatusError(.invalidValue, "\(name) must be at most 2097152 bytes, got \(bytes.count)")
+            throw StatusError(.invalidValue, "\(displayName) must be at most 2097152 bytes, got \(bytes.count)")
         }
     }
 
-    private func validateNumber(_ number: Double, name: String) throws(StatusError) {
-        let shown = Value.format(number)
+    private func validateNumber(_ number: Double) throws(StatusError) {
+        var shown: String { Value.format(number) } // for a message only
         if let range = format.integerRange, !range.contains(number) {
-            throw StatusError(.invalidValue, "\(name) must be within \(Value.format(range.lowerBound))...\(Value.format(range.upperBound)) (\(format.rawValue)), got \(shown)")
+            throw StatusError(.invalidValue, "\(displayName) must be within \(Value.format(range.lowerBound))...\(Value.format(range.upperBound)) (\(format.rawValue)), got \(shown)")
         }
         if let validValues, !validValues.contains(number) {
             let names = standardType?.validValues.map { Dictionary($0.map { ($0.value, $0.name) }, uniquingKeysWith: { first, _ in first }) } ?? [:]
             let list = validValues.map { value in names[value].map { "\(Value.format(value)) (\($0))" } ?? Value.format(value) }
-            throw StatusError(.invalidValue, "\(name) must be one of \(list.joined(separator: ", ")), got \(shown)")
+            throw StatusError(.invalidValue, "\(displayName) must be one of \(list.joined(separator: ", ")), got \(shown)")
         }
         if let minValue, let maxValue, !(minValue...maxValue).contains(number) {
-            throw StatusError(.invalidValue, "\(name) must be within \(Value.format(minValue))...\(Value.format(maxValue)), got \(shown)")
+            throw StatusError(.invalidValue, "\(displayName) must be within \(Value.format(minValue))...\(Value.format(maxValue)), got \(shown)")
         }
         if let minValue, maxValue == nil, number < minValue {
-            throw StatusError(.invalidValue, "\(name) must be at least \(Value.format(minValue)), got \(shown)")
+            throw StatusError(.invalidValue, "\(displayName) must be at least \(Value.format(minValue)), got \(shown)")
         }
         if let maxValue, minValue == nil, number > maxValue {
-            throw StatusError(.invalidValue, "\(name) must be at most \(Value.format(maxValue)), got \(shown)")
+            throw StatusError(.invalidValue, "\(displayName) must be at most \(Value.format(maxValue)), got \(shown)")
         }
         if let minStep, minStep > 0 {
             let origin = minValue ?? 0
             let steps = (number - origin) / minStep
             if abs(steps - steps.rounded()) > 1e-6 {
-                throw StatusError(.invalidValue, "\(name) must be a multiple of \(Value.format(minStep)) from \(Value.format(origin)), got \(shown)")
+                throw StatusError(.invalidValue, "\(displayName) must be a multiple of \(Value.format(minStep)) from \(Value.format(origin)), got \(shown)")
             }
         }
         if let range = validValuesRange, range.count == 2, !(range[0]...range[1]).contains(number) {
-            throw StatusError(.invalidValue, "\(name) must be within \(Value.format(range[0]))...\(Value.format(range[1])), got \(shown)")
+            throw StatusError(.invalidValue, "\(displayName) must be within \(Value.format(range[0]))...\(Value.format(range[1])), got \(shown)")
         }
     }
 }

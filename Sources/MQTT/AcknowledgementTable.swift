@@ -41,10 +41,16 @@ struct AcknowledgementTable {
 
     /// The oldest slot of `mid`, taken out: the one its acknowledgement belongs to.
     mutating func removeFirst(for mid: Int32) -> Client.AcknowledgementSlot? {
-        guard let entry = entries[mid] else { return nil }
-        var slots = entry.slots
-        let first = slots.removeFirst()
-        entries[mid] = Entry(slots)
+        let first: Client.AcknowledgementSlot
+        switch entries.removeValue(forKey: mid) {
+        case nil:
+            return nil
+        case .one(let slot): // the usual case: no array made
+            first = slot
+        case .several(var slots):
+            first = slots.removeFirst()
+            entries[mid] = Entry(slots)
+        }
         if entries.isEmpty, entries.capacity > 4096 { entries = [:] } // a burst's storage is let go
         return first
     }

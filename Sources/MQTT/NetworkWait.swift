@@ -62,10 +62,19 @@ final class NetworkWait: Sendable {
     ///   - writing: whether to wake when the socket can take more bytes.
     func wait(socket: Int32?, reading: Bool, writing: Bool, timeout: Duration) -> Readiness {
         if let socket { watch(socket, events: (reading ? EPOLLIN.rawValue : 0) | (writing ? EPOLLOUT.rawValue : 0)) }
-        var events = [epoll_event](repeating: epoll_event(), count: 2)
-        let count = epoll_wait(epoll, &events, 2, Self.milliseconds(timeout))
+        // Two events at most (the socket and the signal), on the stack: no allocation per wait.
+        let readiness = withUnsafeTemporaryAllocation(of: epoll_event.self, capacity: 2) { events in
+            let count = epoll_wait(epoll, events.baseAddress, 2, Self.milliseconds(timeout))
+            return self.readiness(reporting: events.prefix(max(0, Int(count))))
+        }
+        if readiness.signalled { consumeSignal() }
+        return readiness
+    }
+
+    /// What the events `epoll_wait` filled in say.
+    private func readiness(reporting events: UnsafeMutableBufferPointer<epoll_event>.SubSequence) -> Readiness {
         var readiness = Readiness()
-        for ready in events.prefix(max(0, Int(count))) {
+        for ready in events {
             if ready.data.fd == event {
                 readiness.signalled = true
                 continue
@@ -75,7 +84,6 @@ final class NetworkWait: Sendable {
             readiness.readable = ready.events & EPOLLIN.rawValue != 0 || ended
             readiness.writable = ready.events & EPOLLOUT.rawValue != 0
         }
-        if readiness.signalled { consumeSignal() }
         return readiness
     }
 

@@ -42,6 +42,33 @@ struct EngineCommandTests {
         await harness.stop()
     }
 
+    @Test("a success acknowledgement, written straight, has the bytes of its JSON object: id, label, retained and every kind of value")
+    func successPayloadBytes() throws {
+        let values: [Value] = [.bool(true), .int(-3), .uint(UInt64.max), .float(21.5), .float(20), .string(#"say "hi"\n"#), .data([0, 1, 255])]
+        for retained in [false, true] {
+            let ids: [JSON?] = [nil, .string("abc"), .int(7), .double(2.5), .bool(true)]
+            for id in ids {
+                let message = Message(topic: try TopicName("homegate/a/b/c/d/e/set"), payload: "1", retain: retained)
+                let reply = Gateway.Reply(to: message, id: id)
+                let labels: [String?] = [nil, "open", #"tab\t "quoted""#]
+                for label in labels {
+                    for value in values {
+                        var object: [String: JSON] = ["ok": true, "value": value.json, "ms": .double(0.4)]
+                        if let label { object["label"] = .string(label) }
+                        if let id { object["id"] = id }
+                        if retained { object["retained"] = true }
+                        let written = Gateway.successPayload(value, label: label, milliseconds: 0.4, reply: reply)
+                        #expect(written == JSON.object(object).encoded(), "\(String(decoding: written, as: UTF8.self))")
+                    }
+                }
+            }
+        }
+        let long = Message(topic: try TopicName(String(repeating: "a", count: 65_530)), payload: "1")
+        #expect(Gateway.Reply(to: long, id: nil).resultTopic == long.topic, "a topic with no room for /result is answered on itself")
+        let short = Message(topic: try TopicName("homegate/x/set"), payload: "1")
+        #expect(Gateway.Reply(to: short, id: nil).resultTopic.string == "homegate/x/set/result")
+    }
+
     @Test("a confirmed write: the retained value first, then exactly one acknowledgement with ok, value, ms and the id echoed, on /result and the Response Topic")
     func success() async throws {
         let harness = try await Harness()

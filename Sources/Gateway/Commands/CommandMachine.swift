@@ -313,15 +313,15 @@ struct CommandMachine: Sendable {
     private mutating func leaveLines(_ job: Job, now: Instant, into actions: inout [Action]) {
         var next: [JobID] = []
         for item in job.items {
-            guard var line = lines[item.reference] else { continue }
-            line.removeAll { $0 == job.id }
-            if line.isEmpty {
-                lines[item.reference] = nil
+            guard let index = lines.index(forKey: item.reference) else { continue }
+            lines.values[index].removeAll { $0 == job.id } // in place: no copy of the line
+            if let first = lines.values[index].first {
+                next.append(first)
             } else {
-                lines[item.reference] = line
-                next.append(line[0])
+                lines.remove(at: index)
             }
         }
+        guard !next.isEmpty else { return }
         for id in Set(next).sorted() { startIfFirst(id, now: now, into: &actions) }
     }
 

@@ -327,9 +327,8 @@ extension Gateway {
     private func acknowledge(_ reply: Reply, _ result: CommandMachine.Result) {
         switch result.outcome {
         case .written(let value), .read(let value):
-            var body: [String: JSON] = ["ok": true, "value": value.json, "ms": .double(Self.milliseconds(since: reply.received))]
-            if let label = label(of: value, at: result.item.reference) { body["label"] = .string(label) }
-            acknowledge(reply, body)
+            let label = label(of: value, at: result.item.reference)
+            acknowledge(reply, payload: Self.successPayload(value, label: label, milliseconds: Self.milliseconds(since: reply.received), reply: reply), status: .success)
         case .failed(let error):
             acknowledge(reply, failure: error.status, error.message)
         case .timedOut(.write):
@@ -337,6 +336,33 @@ extension Gateway {
         case .timedOut(.read):
             acknowledge(reply, failure: .timedOut, "\(name(of: result.item.reference)) did not answer the read within \(seconds(configuration.writeTimeout))")
         }
+    }
+
+    /// A set's or get's success, `{"id", "label", "ms", "ok": true, "retained", "value"}`, written
+    /// straight in the order JSON's sorted keys give (the same bytes as the object's encoding,
+    /// without building it: every set has one).
+    static func successPayload(_ value: Value, label: String?, milliseconds: Double, reply: Reply) -> [UInt8] {
+        var payload: [UInt8] = []
+        payload.reserveCapacity(64)
+        payload.append(UInt8(ascii: "{"))
+        if let id = reply.id {
+            payload.append(contentsOf: #""id":"#.utf8)
+            id.write(into: &payload)
+            payload.append(UInt8(ascii: ","))
+        }
+        if let label {
+            payload.append(contentsOf: #""label":"#.utf8)
+            JSON.writeString(label, into: &payload)
+            payload.append(UInt8(ascii: ","))
+        }
+        payload.append(contentsOf: #""ms":"#.utf8)
+        payload.append(contentsOf: JSON.text(of: milliseconds).utf8)
+        payload.append(contentsOf: #","ok":true,"#.utf8)
+        if reply.retained { payload.append(contentsOf: #""retained":true,"#.utf8) }
+        payload.append(contentsOf: #""value":"#.utf8)
+        payload.append(contentsOf: value.encoded)
+        payload.append(UInt8(ascii: "}"))
+        return payload
     }
 
     /// The label of a characteristic's value, when its type has labels.

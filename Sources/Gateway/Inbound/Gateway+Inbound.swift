@@ -52,13 +52,18 @@ extension Gateway {
         let received: ContinuousClock.Instant
 
         init(to message: Message, id: JSON?) {
-            resultTopic = (try? message.topic.appending("result")) ?? message.topic
+            // A received topic and one more valid level: checked only for length.
+            let topic = message.topic.string
+            resultTopic = topic.utf8.count <= Self.longestResultPrefix ? TopicName(trusted: topic + "/result") : message.topic
             responseTopic = message.properties.responseTopic
             correlationData = message.properties.correlationData
             self.id = id.flatMap { $0.isScalar ? $0 : nil }
             retained = message.retain
             received = message.receivedAt ?? .now
         }
+
+        /// MQTT's longest topic (65,535 bytes) less `/result`.
+        private static let longestResultPrefix = 65_535 - "/result".utf8.count
     }
 
     /// Sends an acknowledgement on the result topic and, when asked for, the response topic.
@@ -66,7 +71,11 @@ extension Gateway {
         var body = body
         if let id = reply.id { body["id"] = id }
         if reply.retained { body["retained"] = true }
-        let payload = JSON.object(body).encoded()
+        acknowledge(reply, payload: JSON.object(body).encoded(), status: status)
+    }
+
+    /// Sends an acknowledgement's payload, made by the caller with `id` and `retained` in it.
+    func acknowledge(_ reply: Reply, payload: [UInt8], status: HAPStatus) {
         send(reply.resultTopic, payload, retain: false)
         if let responseTopic = reply.responseTopic {
             send(responseTopic, payload, retain: false, properties: .init(correlationData: reply.correlationData, contentType: "application/json"))

@@ -209,7 +209,7 @@ struct RetainedMachine: Sendable {
         let digest = PayloadDigest(payload)
         guard asserted[topic] != digest else { return [] }
         let wasInLedger = asserted.updateValue(digest, forKey: topic) != nil || ledgerLeftovers.remove(topic) != nil
-        return [.publish(topic, payload)] + (wasInLedger ? [] : [.record([topic])])
+        return wasInLedger ? [.publish(topic, payload)] : [.publish(topic, payload), .record([topic])]
     }
 
     /// The tree no longer asserts `topic`: cleared and forgotten, if it was asserted.
