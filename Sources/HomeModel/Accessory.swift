@@ -298,7 +298,7 @@ public struct Characteristic: Sendable, Hashable {
 
     /// An event rather than a state: published, never retained.
     public var isMomentary: Bool {
-        Catalog.standard.characteristic(type)?.momentary == true
+        Catalog.standard.isMomentary(type)
     }
 
     /// The catalog's entry for this type, if it is a standard one.

@@ -145,6 +145,8 @@ public struct Catalog: Sendable {
     public let characteristics: [CharacteristicType]
     public let services: [ServiceType]
     private let characteristicsByName: [String: CharacteristicType]
+    /// Whether each standard type (by name) is momentary, for ``isMomentary(_:)``.
+    private let momentaryByName: [String: Bool]
     private let characteristicsByUUID: [String: CharacteristicType]
     private let servicesByName: [String: ServiceType]
     private let servicesByUUID: [String: ServiceType]
@@ -189,6 +191,7 @@ public struct Catalog: Sendable {
         characteristics = standardCharacteristics
         services = standardServices
         characteristicsByName = Dictionary(standardCharacteristics.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        momentaryByName = characteristicsByName.mapValues(\.momentary)
         characteristicsByUUID = Dictionary(standardCharacteristics.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
         servicesByName = Dictionary(standardServices.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         servicesByUUID = Dictionary(standardServices.map { ($0.uuid, $0) }, uniquingKeysWith: { first, _ in first })
@@ -198,6 +201,13 @@ public struct Catalog: Sendable {
     /// Apple's types under another base too, as HAA firmware sends them).
     public func characteristic(_ nameOrUUID: String) -> CharacteristicType? {
         characteristicsByName[nameOrUUID] ?? characteristicsByUUID[UUIDs.apple(UUIDs.expand(nameOrUUID))]
+    }
+
+    /// Whether the characteristic type is an event rather than a state (a programmable switch's
+    /// press): one look-up of a flag by name, without copying the type's entry (every value
+    /// applied asks).
+    public func isMomentary(_ nameOrUUID: String) -> Bool {
+        momentaryByName[nameOrUUID] ?? (characteristic(nameOrUUID)?.momentary == true)
     }
 
     /// The service type named `name` (`lightbulb`), or with that UUID (short or long; Apple's
