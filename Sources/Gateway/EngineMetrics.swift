@@ -1,4 +1,5 @@
 import CoreMetrics
+import Synchronization
 import HomeModel
 import Timing
 import Wire
@@ -77,8 +78,10 @@ struct EngineMetrics: Sendable {
     private let accessories: Gauge
     private let reachable: Gauge
     private let queueDepth: Gauge
-    /// The per-accessory counters made so far (``accessoryCounter(_:_:)``).
-    private var accessoryCounters: [AccessoryCounterKey: Counter] = [:]
+    /// The per-accessory counters made so far (``accessoryCounter(_:_:)``). In a box of its
+    /// own, so that the metrics are a constant of the engine: a call on a variable struct
+    /// would copy it (a dozen retains) at every set.
+    private let accessoryCounters = AccessoryCounters()
 
     init(factory: any MetricsFactory) {
         self.factory = factory
@@ -130,7 +133,7 @@ struct EngineMetrics: Sendable {
     }
 
     /// A happening `$health` reports, counted here too.
-    mutating func record(_ happening: HealthCounters.Happening) {
+    func record(_ happening: HealthCounters.Happening) {
         switch happening {
         case .messageSent: sent.increment()
         case .event(let id): accessoryCounter(Self.accessoryEvents, id).increment()
@@ -142,17 +145,28 @@ struct EngineMetrics: Sendable {
 
     /// An accessory's counter of `metric`, made once: making one asks the factory, which
     /// looks its label and dimensions up under a lock, at every event of an event storm.
-    private mutating func accessoryCounter(_ metric: MetricDescription, _ id: AccessoryID) -> Counter {
-        let key = AccessoryCounterKey(metric: metric.name, accessory: id)
-        if let counter = accessoryCounters[key] { return counter }
-        let counter = Counter(label: metric.name, dimensions: [("accessory", id.rawValue)], factory: factory)
-        accessoryCounters[key] = counter
-        return counter
+    private func accessoryCounter(_ metric: MetricDescription, _ id: AccessoryID) -> Counter {
+        accessoryCounters.counter(metric.name, id, factory: factory)
     }
+}
 
-    private struct AccessoryCounterKey: Hashable {
+/// The per-accessory counters made so far, by metric and accessory.
+private final class AccessoryCounters: Sendable {
+    private struct Key: Hashable {
         let metric: String
         let accessory: AccessoryID
+    }
+
+    private let made = Mutex<[Key: Counter]>([:])
+
+    func counter(_ metric: String, _ id: AccessoryID, factory: any MetricsFactory) -> Counter {
+        made.withLock { made in
+            let key = Key(metric: metric, accessory: id)
+            if let counter = made[key] { return counter }
+            let counter = Counter(label: metric, dimensions: [("accessory", id.rawValue)], factory: factory)
+            made[key] = counter
+            return counter
+        }
     }
 }
 

@@ -159,7 +159,7 @@ public actor Gateway {
     /// synchronisation ends (``rememberLastSeenFromBroker()``).
     var brokerLastSeen: [String: [UInt8]] = [:]
     /// The engine's metrics.
-    var metrics: EngineMetrics
+    let metrics: EngineMetrics
     /// Whether the broker connection is up (for the metrics and `/health`).
     var connected = false
     /// Connections to the broker so far.

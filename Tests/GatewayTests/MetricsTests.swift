@@ -55,7 +55,7 @@ struct MetricsTests {
     @Test("every metric the engine makes has its description (help text, the timer's buckets), and every description a metric")
     func everyMetricDescribed() throws {
         let (registry, factory) = Self.factory()
-        var metrics = EngineMetrics(factory: factory)
+        let metrics = EngineMetrics(factory: factory)
         metrics.recordCommand(.set)
         metrics.recordAcknowledgement(.busy, after: .milliseconds(1)) // a status's counter is made at its first use
         metrics.recordConnection(true, reconnect: true)
