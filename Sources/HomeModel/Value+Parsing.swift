@@ -183,6 +183,9 @@ extension String {
     /// Plain Swift: Foundation's trimming bridges to NSString, a fifth of reading a big
     /// configuration.
     public var trimmedOfWhitespace: String {
+        // The usual payload has nothing around it: a visible ASCII character at each end is no
+        // white space, and two bytes tell it.
+        if let head = utf8.first, let tail = utf8.last, (0x21...0x7E).contains(head), (0x21...0x7E).contains(tail) { return self }
         guard let first = unicodeScalars.firstIndex(where: { !$0.properties.isWhitespace }) else { return "" }
         let last = unicodeScalars.lastIndex(where: { !$0.properties.isWhitespace }) ?? first
         if first == unicodeScalars.startIndex, last == unicodeScalars.index(before: unicodeScalars.endIndex) { return self }

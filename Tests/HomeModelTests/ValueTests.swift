@@ -21,6 +21,23 @@ struct ValueTests {
         }
     }
 
+    @Test("white space is trimmed from both ends, ASCII or not; text with none around it comes back as it is")
+    func trimming() {
+        let cases: [(String, String)] = [
+            ("5", "5"), (" 5 ", "5"), ("\t\"q\"\n", "\"q\""), ("a b", "a b"), ("", ""), ("   ", ""),
+            ("\u{00A0}x\u{2003}", "x"), ("é ", "é"), (" é", "é"), ("~", "~"), ("!\u{3000}", "!"),
+        ]
+        for (text, trimmed) in cases { #expect(text.trimmedOfWhitespace == trimmed, "\(text.debugDescription)") }
+    }
+
+    @Test("a characteristic is momentary by its type's name or UUID, and a type the catalogue does not know is not")
+    func momentary() throws {
+        let event = try #require(Catalog.standard.characteristic("programmable-switch-event"))
+        #expect(Catalog.standard.isMomentary("programmable-switch-event") && Catalog.standard.isMomentary(event.uuid))
+        #expect(!Catalog.standard.isMomentary("on") && !Catalog.standard.isMomentary("no-such-type"))
+        #expect(Self.standard("programmable-switch-event").isMomentary && !Self.standard("brightness").isMomentary)
+    }
+
     static func standard(_ name: String, iid: Int = 10) -> Characteristic {
         guard let type = Catalog.standard.characteristic(name) else {
             Issue.record("no \(name) in the catalog")

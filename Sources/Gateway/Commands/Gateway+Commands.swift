@@ -39,11 +39,12 @@ extension Gateway {
             return
         }
         do {
-            if command.verb == .set, case .found(.service) = map.resolve(command.path) {
+            let resolved = map.resolve(command.path) // once: a set's topic names a service or a characteristic
+            if command.verb == .set, case .found(.service) = resolved {
                 submit(.together(try serviceItems(command.body, path: command.path)), to: .reply(reply, .aggregated([:])))
                 return
             }
-            let item = try item(for: command)
+            let item = try item(for: command, resolved: resolved)
             submit(.single(item), to: .reply(reply, .single))
         } catch {
             acknowledge(reply, failure: error.status, error.message)
@@ -77,13 +78,13 @@ extension Gateway {
 
     /// The characteristic a command names, and what to do with it, checked: a value that fails
     /// never reaches the device.
-    private func item(for command: Inbound.Command) throws(StatusError) -> CommandMachine.Item {
+    private func item(for command: Inbound.Command, resolved: TopicMap.Resolution) throws(StatusError) -> CommandMachine.Item {
         let verb = command.verb.rawValue
         guard !command.path.isEmpty else {
             throw StatusError(.noSuchResource, "\(verb) needs a characteristic: \(base)/<home>/<room>/<accessory>/<service>/<characteristic>/\(verb)")
         }
         let reference: CharacteristicReference
-        switch map.resolve(command.path) {
+        switch resolved {
         case .found(.characteristic(_, let found)):
             reference = found
         case .found:
