@@ -395,9 +395,15 @@ extension Simulator.State {
     mutating func completeWrite(_ value: Value, to reference: CharacteristicReference) throws(StatusError) {
         let (accessory, _) = try lookUp(reference)
         try requireReachable(accessory) // it may have dropped off during the latency
+        try takeWrite(value, to: reference)
+    }
+
+    /// The device takes a checked write, or refuses it as often as its failure rate says.
+    private mutating func takeWrite(_ value: Value, to reference: CharacteristicReference) throws(StatusError) {
         let behaviour = devices[reference.accessoryID]?.behaviour ?? Simulator.Behaviour()
         if behaviour.failureRate > 0, random.nextUnit() < behaviour.failureRate {
-            throw StatusError(behaviour.failStatus, "\(accessory.name) refused the write (\(behaviour.failStatus.name))")
+            let name = devices[reference.accessoryID]?.accessory.name ?? reference.accessoryID.rawValue
+            throw StatusError(behaviour.failStatus, "\(name) refused the write (\(behaviour.failStatus.name))")
         }
         devices[reference.accessoryID]?.accessory.setValue(value, iid: reference.iid)
     }
@@ -406,7 +412,7 @@ extension Simulator.State {
     mutating func writeNow(_ value: Value, to reference: CharacteristicReference) -> Result<Void, StatusError>? {
         do {
             guard try checkWrite(value, to: reference).latency == .zero else { return nil }
-            try completeWrite(value, to: reference)
+            try takeWrite(value, to: reference) // checked under the same lock: there and reachable
             return .success(())
         } catch {
             return .failure(error)

@@ -423,6 +423,12 @@ public actor Gateway {
         return (homes[location.home], homes[location.home].accessories[location.accessory])
     }
 
+    /// The characteristic `reference` names, read in place (``accessory(_:)`` copies the home).
+    func characteristic(_ reference: CharacteristicReference) -> Characteristic? {
+        guard let location = locations[reference.accessoryID] else { return nil }
+        return homes[location.home].accessories[location.accessory].characteristic(reference.iid)?.characteristic
+    }
+
     /// Hands a message to the broker in order; a failure is logged (the next sync repairs it).
     func send(_ topic: TopicName, _ payload: [UInt8], retain: Bool, qos: QoS = .atLeastOnce, properties: Message.Properties = .init()) {
         do {

@@ -42,6 +42,15 @@ struct EngineCommandTests {
         await harness.stop()
     }
 
+    @Test("a topic's levels after the base are split as MQTT does: empty levels kept, any text between the slashes")
+    func topicLevels() {
+        let topics = ["homegate/a", "homegate/a/b/c/set", "homegate//x//", "homegate/", "homegate/Living Room/é/\u{301}/💡", "homegate/a/\u{301}b"]
+        for topic in topics {
+            let expected = topic.utf8.dropFirst("homegate/".utf8.count).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false).map { Substring($0) }
+            #expect(InboundCodec.levels(of: topic, after: "homegate/".utf8.count) == expected, "\(topic)")
+        }
+    }
+
     @Test("a success acknowledgement, written straight, has the bytes of its JSON object: id, label, retained and every kind of value")
     func successPayloadBytes() throws {
         let values: [Value] = [.bool(true), .int(-3), .uint(UInt64.max), .float(21.5), .float(20), .string(#"say "hi"\n"#), .data([0, 1, 255])]

@@ -64,7 +64,7 @@ extension Gateway {
             guard case .found(.characteristic(_, let reference)) = map.resolve(levels) else {
                 throw StatusError(.noSuchResource, map.describeUnresolved(levels: levels, index: path.count, segment: segment, base: base))
             }
-            guard let (_, characteristic) = accessory(reference.accessoryID)?.accessory.characteristic(reference.iid) else {
+            guard let characteristic = characteristic(reference) else {
                 throw StatusError(.noSuchResource, "\(segment) is not a characteristic of \(path.joined(separator: "/"))")
             }
             let value = try Self.value(of: .object(["value": raw]), for: characteristic)
@@ -92,7 +92,7 @@ extension Gateway {
         case .unresolved(let index, let segment):
             throw StatusError(.noSuchResource, map.describeUnresolved(levels: command.path, index: index, segment: segment, base: base))
         }
-        guard let (_, characteristic) = accessory(reference.accessoryID)?.accessory.characteristic(reference.iid) else {
+        guard let characteristic = characteristic(reference) else {
             throw StatusError(.noSuchResource, "\(command.path.joined(separator: "/")) is not a characteristic")
         }
         switch command.verb {
@@ -368,7 +368,7 @@ extension Gateway {
 
     /// The label of a characteristic's value, when its type has labels.
     func label(of value: Value, at reference: CharacteristicReference) -> String? {
-        guard let (_, characteristic) = accessory(reference.accessoryID)?.accessory.characteristic(reference.iid) else { return nil }
+        guard let characteristic = characteristic(reference) else { return nil }
         return ValueLabels.of(characteristic)?.label(of: value)
     }
 

@@ -108,8 +108,7 @@ struct InboundCodec: Sendable {
             if topic == homeAssistantStatus, message.payload == Array("online".utf8) { return .homeAssistantOnline }
             return .foreign
         }
-        let levels = topic.utf8.dropFirst(base.utf8.count + 1).split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-            .map { Substring($0) }
+        let levels = Self.levels(of: topic, after: base.utf8.count + 1)
         if levels[0] == Level.sync.rawValue {
             return levels.count == 2 ? .syncMarker(String(levels[1])) : .state
         }
@@ -129,6 +128,25 @@ struct InboundCodec: Sendable {
         case Verb.get.rawValue?: return .command(Inbound.Command(verb: .get, path: Array(levels.dropLast()), body: Inbound.Body(message.payload)))
         default: return .state
         }
+    }
+
+    /// The levels of `topic` after its first `offset` bytes, empty ones kept, made in one array
+    /// (every message arrives through here).
+    static func levels(of topic: String, after offset: Int) -> [Substring] {
+        let utf8 = topic.utf8
+        var levels: [Substring] = []
+        levels.reserveCapacity(8)
+        var start = utf8.index(utf8.startIndex, offsetBy: offset)
+        var index = start
+        while index != utf8.endIndex {
+            if utf8[index] == UInt8(ascii: "/") {
+                levels.append(Substring(utf8[start..<index]))
+                start = utf8.index(after: index)
+            }
+            index = utf8.index(after: index)
+        }
+        levels.append(Substring(utf8[start..<utf8.endIndex]))
+        return levels
     }
 
     private typealias Level = TopicGrammar.Level
