@@ -72,6 +72,9 @@ struct EngineCommandTests {
                 }
             }
         }
+        let tenths = Array(0...20_000) + [655_367, 9_999_999, 123_456_789]
+        let differing = tenths.map { Double($0) / 10 }.filter { Gateway.tenthsText($0) != JSON.text(of: $0) }
+        #expect(differing.isEmpty, "written otherwise than JSON writes them: \(differing.prefix(5))")
         let long = Message(topic: try TopicName(String(repeating: "a", count: 65_530)), payload: "1")
         #expect(Gateway.Reply(to: long, id: nil).resultTopic == long.topic, "a topic with no room for /result is answered on itself")
         let short = Message(topic: try TopicName("homegate/x/set"), payload: "1")

@@ -357,7 +357,7 @@ extension Gateway {
             payload.append(UInt8(ascii: ","))
         }
         payload.append(contentsOf: #""ms":"#.utf8)
-        payload.append(contentsOf: JSON.text(of: milliseconds).utf8)
+        payload.append(contentsOf: Self.tenthsText(milliseconds).utf8)
         payload.append(contentsOf: #","ok":true,"#.utf8)
         if reply.retained { payload.append(contentsOf: #""retained":true,"#.utf8) }
         payload.append(contentsOf: #""value":"#.utf8)
@@ -430,6 +430,15 @@ extension Gateway {
             return reference.description
         }
         return "\(accessory.name) (\(characteristic.displayName))"
+    }
+
+    /// A number rounded to tenths (``milliseconds(since:)``) as JSON writes it (`12`, `0.4`,
+    /// `1234.5`), from whole numbers: formatting the double was a twentieth of a set's
+    /// acknowledgement.
+    static func tenthsText(_ value: Double) -> String {
+        guard value >= 0, value < 1e12 else { return JSON.text(of: value) }
+        let tenths = Int((value * 10).rounded())
+        return tenths % 10 == 0 ? String(tenths / 10) : "\(tenths / 10).\(tenths % 10)"
     }
 
     static func milliseconds(since start: ContinuousClock.Instant) -> Double {

@@ -108,7 +108,7 @@ struct InboundCodec: Sendable {
             if topic == homeAssistantStatus, message.payload == Array("online".utf8) { return .homeAssistantOnline }
             return .foreign
         }
-        let levels = Self.levels(of: topic, after: base.utf8.count + 1)
+        var levels = Self.levels(of: topic, after: base.utf8.count + 1)
         if levels[0] == Level.sync.rawValue {
             return levels.count == 2 ? .syncMarker(String(levels[1])) : .state
         }
@@ -123,11 +123,14 @@ struct InboundCodec: Sendable {
             guard let verb = levels.last, verb == Verb.execute.rawValue || verb == Verb.set.rawValue else { return .state }
             return .shortcut(Inbound.Shortcut(home: levels[0], target: shortcutTarget(levels), body: Inbound.Body(message.payload)))
         }
+        let verb: Inbound.Verb
         switch levels.last {
-        case Verb.set.rawValue?: return .command(Inbound.Command(verb: .set, path: Array(levels.dropLast()), body: Inbound.Body(message.payload)))
-        case Verb.get.rawValue?: return .command(Inbound.Command(verb: .get, path: Array(levels.dropLast()), body: Inbound.Body(message.payload)))
+        case Verb.set.rawValue?: verb = .set
+        case Verb.get.rawValue?: verb = .get
         default: return .state
         }
+        levels.removeLast() // the path is what comes before the verb
+        return .command(Inbound.Command(verb: verb, path: levels, body: Inbound.Body(message.payload)))
     }
 
     /// The levels of `topic` after its first `offset` bytes, empty ones kept, made in one array
