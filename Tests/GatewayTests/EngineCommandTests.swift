@@ -58,7 +58,7 @@ struct EngineCommandTests {
             let ids: [JSON?] = [nil, .string("abc"), .int(7), .double(2.5), .bool(true)]
             for id in ids {
                 let message = Message(topic: try TopicName("homegate/a/b/c/d/e/set"), payload: "1", retain: retained)
-                let reply = Gateway.Reply(to: message, id: id)
+                let reply = Reply(to: message, id: id)
                 let labels: [String?] = [nil, "open", #"tab\t "quoted""#]
                 for label in labels {
                     for value in values {
@@ -66,19 +66,19 @@ struct EngineCommandTests {
                         if let label { object["label"] = .string(label) }
                         if let id { object["id"] = id }
                         if retained { object["retained"] = true }
-                        let written = Gateway.successPayload(value, label: label, milliseconds: 0.4, reply: reply)
+                        let written = reply.successPayload(value, label: label, milliseconds: 0.4)
                         #expect(written == JSON.object(object).encoded(), "\(String(decoding: written, as: UTF8.self))")
                     }
                 }
             }
         }
         let tenths = Array(0...20_000) + [655_367, 9_999_999, 123_456_789]
-        let differing = tenths.map { Double($0) / 10 }.filter { Gateway.tenthsText($0) != JSON.text(of: $0) }
+        let differing = tenths.map { Double($0) / 10 }.filter { Reply.tenthsText($0) != JSON.text(of: $0) }
         #expect(differing.isEmpty, "written otherwise than JSON writes them: \(differing.prefix(5))")
         let long = Message(topic: try TopicName(String(repeating: "a", count: 65_530)), payload: "1")
-        #expect(Gateway.Reply(to: long, id: nil).resultTopic == long.topic, "a topic with no room for /result is answered on itself")
+        #expect(Reply(to: long, id: nil).resultTopic == long.topic, "a topic with no room for /result is answered on itself")
         let short = Message(topic: try TopicName("homegate/x/set"), payload: "1")
-        #expect(Gateway.Reply(to: short, id: nil).resultTopic.string == "homegate/x/set/result")
+        #expect(Reply(to: short, id: nil).resultTopic.string == "homegate/x/set/result")
     }
 
     @Test("a confirmed write: the retained value first, then exactly one acknowledgement with ok, value, ms and the id echoed, on /result and the Response Topic")

@@ -85,7 +85,7 @@ extension Gateway {
         do throws(StatusError) {
             if on { try await startTransition(bulb) } else { try await endTransition(bulb) }
             acknowledge(reply, ["ok": true, "value": .string(adaptiveLighting.isOn(bulb.service) ? "on" : "off"),
-                                "ms": .double(Self.milliseconds(since: reply.received))])
+                                "ms": .double(reply.millisecondsSinceReceived)])
         } catch {
             acknowledge(reply, failure: error.status, error.message)
         }

@@ -67,7 +67,7 @@ extension Gateway {
             guard let characteristic = characteristic(reference) else {
                 throw StatusError(.noSuchResource, "\(segment) is not a characteristic of \(path.joined(separator: "/"))")
             }
-            let value = try Self.value(of: .object(["value": raw]), for: characteristic)
+            let value = try CommandValue.read(.object(["value": raw]), for: characteristic)
             items.append(CommandMachine.Item(reference, .write(value)))
         }
         guard !items.isEmpty else {
@@ -97,79 +97,10 @@ extension Gateway {
         }
         switch command.verb {
         case .set:
-            return CommandMachine.Item(reference, .write(try Self.value(of: command.body, for: characteristic)))
+            return CommandMachine.Item(reference, .write(try CommandValue.read(command.body, for: characteristic)))
         case .get:
             try characteristic.validateRead()
             return CommandMachine.Item(reference, .read)
-        }
-    }
-
-    /// The value a set carries (`{"value": ..., "id": ...}`, `{"label": ...}`, or a bare payload:
-    /// a number, or a label of the characteristic's valid values), checked for writing.
-    static func value(of body: Inbound.Body, for characteristic: Characteristic) throws(StatusError) -> Value {
-        guard characteristic.isWritable else { throw StatusError(.readOnly, "\(characteristic.displayName) is read-only") }
-        let labels = ValueLabels.of(characteristic)
-        let value: Value
-        switch body {
-        case .object(let members):
-            value = try valueOrLabel(members, characteristic, labels)
-        case .text(let text):
-            var trimmed = text.trimmedOfWhitespace // (Foundation's trimming bridges to NSString: 3% of a set's CPU)
-            if trimmed.hasPrefix("\""), case .string(let unquoted)? = try? JSON.parse(Array(trimmed.utf8)) { trimmed = unquoted }
-            if let labels, let named = labels.value(named: trimmed) {
-                value = try labelled(named, characteristic)
-            } else {
-                value = try explained(characteristic, labels, got: trimmed) { () throws(StatusError) in
-                    try Value.parse(payload: text, format: characteristic.format, name: characteristic.displayName)
-                }
-            }
-        }
-        try characteristic.validate(value)
-        return value
-    }
-
-    /// `{"value": ...}`, `{"label": ...}`, or both when they agree.
-    private static func valueOrLabel(_ members: [String: JSON], _ characteristic: Characteristic, _ labels: ValueLabels?) throws(StatusError) -> Value {
-        var byLabel: Value?
-        if let label = members["label"] {
-            guard case .string(let text) = label else { throw StatusError(.invalidValue, "\"label\" must be text") }
-            guard let labels else { throw StatusError(.invalidValue, "\(characteristic.displayName) has no labels; send its value") }
-            guard let named = labels.value(named: text) else {
-                throw StatusError(.invalidValue, "\(characteristic.displayName) has no label \"\(text)\"; it takes \(labels.listing)")
-            }
-            byLabel = try labelled(named, characteristic)
-        }
-        guard let raw = members["value"] else {
-            if let byLabel { return byLabel }
-            throw StatusError(.invalidValue, "the JSON object has no \"value\"; send {\"value\": ..., \"id\": ...} or a bare value")
-        }
-        let value: Value
-        if case .string(let text) = raw, let labels, let named = labels.value(named: text) {
-            value = try labelled(named, characteristic)
-        } else {
-            value = try explained(characteristic, labels, got: raw.text) { () throws(StatusError) in
-                try Value.parse(json: raw, format: characteristic.format, name: characteristic.displayName)
-            }
-        }
-        if let byLabel, byLabel.number != value.number {
-            throw StatusError(.invalidValue, "\"value\" \(value.jsonText) and \"label\" \"\(labels?.label(of: byLabel) ?? "")\" disagree; send one of them")
-        }
-        return value
-    }
-
-    /// The value a label names, in the characteristic's format.
-    private static func labelled(_ number: Double, _ characteristic: Characteristic) throws(StatusError) -> Value {
-        try Value.parse(json: characteristic.format == .float ? .double(number) : .int(Int64(number)), format: characteristic.format, name: characteristic.displayName)
-    }
-
-    /// A value that does not parse: for a characteristic with labels, the message lists them.
-    private static func explained(_ characteristic: Characteristic, _ labels: ValueLabels?, got text: String,
-                                  _ parse: () throws(StatusError) -> Value) throws(StatusError) -> Value {
-        do {
-            return try parse()
-        } catch {
-            guard let labels else { throw error }
-            throw StatusError(.invalidValue, "\(characteristic.displayName) takes \(labels.listing), by number or label; got \(text)")
         }
     }
 
@@ -329,7 +260,7 @@ extension Gateway {
         switch result.outcome {
         case .written(let value), .read(let value):
             let label = label(of: value, at: result.item.reference)
-            acknowledge(reply, payload: Self.successPayload(value, label: label, milliseconds: Self.milliseconds(since: reply.received), reply: reply), status: .success)
+            acknowledge(reply, payload: reply.successPayload(value, label: label, milliseconds: reply.millisecondsSinceReceived), status: .success)
         case .failed(let error):
             acknowledge(reply, failure: error.status, error.message)
         case .timedOut(.write):
@@ -339,31 +270,27 @@ extension Gateway {
         }
     }
 
-    /// A set's or get's success, `{"id", "label", "ms", "ok": true, "retained", "value"}`, written
-    /// straight in the order JSON's sorted keys give (the same bytes as the object's encoding,
-    /// without building it: every set has one).
-    static func successPayload(_ value: Value, label: String?, milliseconds: Double, reply: Reply) -> [UInt8] {
-        var payload: [UInt8] = []
-        payload.reserveCapacity(64)
-        payload.append(UInt8(ascii: "{"))
-        if let id = reply.id {
-            payload.append(contentsOf: #""id":"#.utf8)
-            id.write(into: &payload)
-            payload.append(UInt8(ascii: ","))
+    // MARK: Acknowledgements
+
+    /// Sends an acknowledgement on the result topic and, when asked for, the response topic.
+    func acknowledge(_ reply: Reply, _ body: [String: JSON], status: HAPStatus = .success) {
+        acknowledge(reply, payload: reply.payload(body), status: status)
+    }
+
+    /// Sends an acknowledgement's payload (``Reply`` makes it, `id` and `retained` in it).
+    func acknowledge(_ reply: Reply, payload: [UInt8], status: HAPStatus) {
+        send(reply.resultTopic, payload, retain: false)
+        if let responseTopic = reply.responseTopic {
+            send(responseTopic, payload, retain: false, properties: .init(correlationData: reply.correlationData, contentType: "application/json"))
         }
-        if let label {
-            payload.append(contentsOf: #""label":"#.utf8)
-            JSON.writeString(label, into: &payload)
-            payload.append(UInt8(ascii: ","))
-        }
-        payload.append(contentsOf: #""ms":"#.utf8)
-        payload.append(contentsOf: Self.tenthsText(milliseconds).utf8)
-        payload.append(contentsOf: #","ok":true,"#.utf8)
-        if reply.retained { payload.append(contentsOf: #""retained":true,"#.utf8) }
-        payload.append(contentsOf: #""value":"#.utf8)
-        payload.append(contentsOf: value.encoded)
-        payload.append(UInt8(ascii: "}"))
-        return payload
+        let duration = reply.received.duration(to: .now)
+        timings.record(duration)
+        metrics.recordAcknowledgement(status, after: duration)
+    }
+
+    /// A failed command's acknowledgement: `{"ok": false, "status", "error", "message"}`.
+    func acknowledge(_ reply: Reply, failure status: HAPStatus, _ message: String) {
+        acknowledge(reply, ["ok": false, "status": .int(status.rawValue), "error": .string(status.name), "message": .string(message)], status: status)
     }
 
     /// The label of a characteristic's value, when its type has labels.
@@ -430,20 +357,6 @@ extension Gateway {
             return reference.description
         }
         return "\(accessory.name) (\(characteristic.displayName))"
-    }
-
-    /// A number rounded to tenths (``milliseconds(since:)``) as JSON writes it (`12`, `0.4`,
-    /// `1234.5`), from whole numbers: formatting the double was a twentieth of a set's
-    /// acknowledgement.
-    static func tenthsText(_ value: Double) -> String {
-        guard value >= 0, value < 1e12 else { return JSON.text(of: value) }
-        let tenths = Int((value * 10).rounded())
-        return tenths % 10 == 0 ? String(tenths / 10) : "\(tenths / 10).\(tenths % 10)"
-    }
-
-    static func milliseconds(since start: ContinuousClock.Instant) -> Double {
-        let milliseconds = start.duration(to: .now).millisecondsValue
-        return (milliseconds * 10).rounded() / 10
     }
 
     func seconds(_ duration: Duration) -> String {

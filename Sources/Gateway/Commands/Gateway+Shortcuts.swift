@@ -80,7 +80,7 @@ extension Gateway {
             guard let characteristic = service.characteristics.first(where: { Slug.canonical($0.type) == Slug.canonical(type) }) else { continue }
             let reference = CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid)
             do {
-                writes.append(CommandMachine.Item(reference, .write(try Self.value(of: body, for: characteristic))))
+                writes.append(CommandMachine.Item(reference, .write(try CommandValue.read(body, for: characteristic))))
             } catch {
                 // Refused before it had a value: the acknowledgement lists it by characteristic and status.
                 refused.append(CommandMachine.Result(item: CommandMachine.Item(reference, .write(.bool(false))), outcome: .failed(error)))

@@ -38,57 +38,6 @@ extension Gateway {
         case .state, .foreign, .homeAssistantOnline, .syncMarker: break
         }
     }
-
-    /// Where and how a command's acknowledgement goes.
-    struct Reply: Sendable {
-        /// The command's topic plus `/result`, as the sender spelled it.
-        let resultTopic: TopicName
-        let responseTopic: TopicName?
-        let correlationData: [UInt8]?
-        /// The `id` the sender gave, echoed.
-        let id: JSON?
-        let retained: Bool
-        /// When the MQTT client received the command.
-        let received: ContinuousClock.Instant
-
-        init(to message: Message, id: JSON?) {
-            // A received topic and one more valid level: checked only for length.
-            let topic = message.topic.string
-            resultTopic = topic.utf8.count <= Self.longestResultPrefix ? TopicName(trusted: topic + "/result") : message.topic
-            responseTopic = message.properties.responseTopic
-            correlationData = message.properties.correlationData
-            self.id = id.flatMap { $0.isScalar ? $0 : nil }
-            retained = message.retain
-            received = message.receivedAt ?? .now
-        }
-
-        /// MQTT's longest topic (65,535 bytes) less `/result`.
-        private static let longestResultPrefix = 65_535 - "/result".utf8.count
-    }
-
-    /// Sends an acknowledgement on the result topic and, when asked for, the response topic.
-    func acknowledge(_ reply: Reply, _ body: [String: JSON], status: HAPStatus = .success) {
-        var body = body
-        if let id = reply.id { body["id"] = id }
-        if reply.retained { body["retained"] = true }
-        acknowledge(reply, payload: JSON.object(body).encoded(), status: status)
-    }
-
-    /// Sends an acknowledgement's payload, made by the caller with `id` and `retained` in it.
-    func acknowledge(_ reply: Reply, payload: [UInt8], status: HAPStatus) {
-        send(reply.resultTopic, payload, retain: false)
-        if let responseTopic = reply.responseTopic {
-            send(responseTopic, payload, retain: false, properties: .init(correlationData: reply.correlationData, contentType: "application/json"))
-        }
-        let duration = reply.received.duration(to: .now)
-        timings.record(duration)
-        metrics.recordAcknowledgement(status, after: duration)
-    }
-
-    /// A failed command's acknowledgement: `{"ok": false, "status", "error", "message"}`.
-    func acknowledge(_ reply: Reply, failure status: HAPStatus, _ message: String) {
-        acknowledge(reply, ["ok": false, "status": .int(status.rawValue), "error": .string(status.name), "message": .string(message)], status: status)
-    }
 }
 
 extension TopicMap {
