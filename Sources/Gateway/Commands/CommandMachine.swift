@@ -339,12 +339,13 @@ struct CommandMachine: Sendable {
     // MARK: Tickets
 
     private mutating func record(_ outcome: Outcome, for item: Item, ticket: Ticket, into actions: inout [Action]) {
-        guard var open = tickets[ticket],
-              let index = open.items.indices.first(where: { open.items[$0] == item && open.outcomes[$0] == nil }) else { return }
-        open.outcomes[index] = outcome
-        open.remaining -= 1
-        tickets[ticket] = open
-        if open.remaining <= 0 { finish(ticket, into: &actions) }
+        guard let slot = tickets.index(forKey: ticket) else { return }
+        let open = tickets.values[slot]
+        guard let index = open.items.indices.first(where: { open.items[$0] == item && open.outcomes[$0] == nil }) else { return }
+        // Changed in place: a copy taken out and written back would copy the outcomes too.
+        tickets.values[slot].outcomes[index] = outcome
+        tickets.values[slot].remaining -= 1
+        if tickets.values[slot].remaining <= 0 { finish(ticket, into: &actions) }
     }
 
     private mutating func finish(_ ticket: Ticket, into actions: inout [Action]) {
