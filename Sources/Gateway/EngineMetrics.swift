@@ -169,15 +169,3 @@ private final class AccessoryCounters: Sendable {
         }
     }
 }
-
-extension Gateway {
-    /// Every metric the engine makes, with its help text (and the timer's buckets), for the
-    /// metrics factory: Prometheus needs a family's HELP line and a histogram's buckets when
-    /// the metric is made, and swift-metrics passes only a name.
-    public static let metricDescriptions: [MetricDescription] = [
-        EngineMetrics.commands, EngineMetrics.acknowledgements, EngineMetrics.acknowledgementTime, EngineMetrics.reconnects,
-        EngineMetrics.connected, EngineMetrics.accessories, EngineMetrics.reachable, EngineMetrics.queueDepth,
-        EngineMetrics.messagesSent, EngineMetrics.accessoryEvents, EngineMetrics.accessoryFailedWrites,
-        EngineMetrics.accessoryReachabilityChanges,
-    ]
-}

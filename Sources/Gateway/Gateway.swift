@@ -423,6 +423,9 @@ public actor Gateway {
         return (homes[location.home], homes[location.home].accessories[location.accessory])
     }
 
+    /// Whether the broker connection is up.
+    public var isConnectedToBroker: Bool { connected }
+
     /// The characteristic `reference` names, read in place (``accessory(_:)`` copies the home).
     func characteristic(_ reference: CharacteristicReference) -> Characteristic? {
         guard let location = locations[reference.accessoryID] else { return nil }
@@ -443,4 +446,16 @@ public actor Gateway {
     func send(_ topic: String, _ payload: [UInt8], retain: Bool, qos: QoS = .atLeastOnce, properties: Message.Properties = .init()) {
         send(TopicName(trusted: topic), payload, retain: retain, qos: qos, properties: properties)
     }
+}
+
+extension Gateway {
+    /// Every metric the engine makes, with its help text (and the timer's buckets), for the
+    /// metrics factory: Prometheus needs a family's HELP line and a histogram's buckets when
+    /// the metric is made, and swift-metrics passes only a name.
+    public static let metricDescriptions: [MetricDescription] = [
+        EngineMetrics.commands, EngineMetrics.acknowledgements, EngineMetrics.acknowledgementTime, EngineMetrics.reconnects,
+        EngineMetrics.connected, EngineMetrics.accessories, EngineMetrics.reachable, EngineMetrics.queueDepth,
+        EngineMetrics.messagesSent, EngineMetrics.accessoryEvents, EngineMetrics.accessoryFailedWrites,
+        EngineMetrics.accessoryReachabilityChanges,
+    ]
 }

@@ -1,0 +1,159 @@
+import HomeModel
+import Wire
+
+/// The `$events` a layout change produces.
+enum LayoutChanges {
+    struct Event {
+        let kind: String
+        let fields: [String: JSON]
+    }
+
+    static func events(from before: [Home], to after: [Home]) -> [Event] {
+        var events: [Event] = []
+        let old = Dictionary(before.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for home in after {
+            guard let previous = old[home.id] else {
+                events.append(Event(kind: "home-added", fields: ["home": .string(home.name)]))
+                continue
+            }
+            if previous.name != home.name { events.append(Event(kind: "home-renamed", fields: ["home": .string(home.name), "oldName": .string(previous.name)])) }
+            events += roomEvents(previous, home) + zoneEvents(previous, home) + accessoryEvents(previous, home)
+            events += serviceEvents(previous, home) + groupEvents(previous, home) + actionSetEvents(previous, home) + triggerEvents(previous, home)
+        }
+        for home in before where !after.contains(where: { $0.id == home.id }) {
+            events.append(Event(kind: "home-removed", fields: ["home": .string(home.name)]))
+        }
+        let oldPrimary = before.first(where: \.isPrimary)
+        if let primary = after.first(where: \.isPrimary), primary.id != oldPrimary?.id {
+            events.append(Event(kind: "home-primary", fields: ["home": .string(primary.name), "oldHome": .string(oldPrimary?.name)]))
+        }
+        return events
+    }
+
+    private static func roomEvents(_ before: Home, _ after: Home) -> [Event] {
+        diff(before.rooms, after.rooms, id: \.id, name: \.name, object: "room", home: after.name)
+    }
+
+    private static func zoneEvents(_ before: Home, _ after: Home) -> [Event] {
+        var events = diff(before.zones, after.zones, id: \.id, name: \.name, object: "zone", home: after.name)
+        let old = Dictionary(before.zones.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for zone in after.zones {
+            guard let previous = old[zone.id], previous.roomIDs != zone.roomIDs else { continue }
+            events.append(Event(kind: "zone-updated", fields: [
+                "home": .string(after.name), "zone": .string(zone.name),
+                "rooms": .array(zone.roomIDs.compactMap { after.room(withID: $0).map { JSON.string($0.name) } }),
+            ]))
+        }
+        return events
+    }
+
+    private static func accessoryEvents(_ before: Home, _ after: Home) -> [Event] {
+        var events = diff(before.accessories, after.accessories, id: \.id, name: \.name, object: "accessory", home: after.name)
+        let old = Dictionary(before.accessories.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for accessory in after.accessories {
+            guard let previous = old[accessory.id], previous.roomID != accessory.roomID else { continue }
+            events.append(Event(kind: "accessory-assigned", fields: [
+                "home": .string(after.name), "accessory": .string(accessory.id.rawValue), "name": .string(accessory.name),
+                "room": .string(after.room(of: accessory).name), "oldRoom": .string(before.room(of: previous).name),
+            ]))
+        }
+        return events
+    }
+
+    /// `service-renamed`: the accessory by id, with its name; the service by iid.
+    private static func serviceEvents(_ before: Home, _ after: Home) -> [Event] {
+        var events: [Event] = []
+        let old = Dictionary(before.accessories.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for accessory in after.accessories {
+            guard let previous = old[accessory.id] else { continue }
+            for service in accessory.services {
+                guard let previousService = previous.service(service.iid), previousService.name != service.name else { continue }
+                events.append(Event(kind: "service-renamed", fields: [
+                    "home": .string(after.name), "accessory": .string(accessory.id.rawValue), "name": .string(accessory.name),
+                    "service": .int(service.iid), "newName": .string(service.name), "oldName": .string(previousService.name),
+                ]))
+            }
+        }
+        return events
+    }
+
+    private static func groupEvents(_ before: Home, _ after: Home) -> [Event] {
+        var events = diff(before.serviceGroups, after.serviceGroups, id: \.id, name: \.name, object: "service-group", key: "serviceGroup", home: after.name)
+        let old = Dictionary(before.serviceGroups.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for group in after.serviceGroups {
+            guard let previous = old[group.id], previous.services != group.services else { continue }
+            events.append(Event(kind: "service-group-updated", fields: [
+                "home": .string(after.name), "serviceGroup": .string(group.name),
+                "services": .array(group.services.map { .object(["accessory": .string($0.accessoryID.rawValue), "service": .int($0.serviceIID)]) }),
+            ]))
+        }
+        return events
+    }
+
+    private static func actionSetEvents(_ before: Home, _ after: Home) -> [Event] {
+        var events = diff(before.actionSets, after.actionSets, id: \.id, name: \.name, object: "action-set", key: "actionSet", home: after.name)
+        let old = Dictionary(before.actionSets.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for actionSet in after.actionSets {
+            guard let previous = old[actionSet.id], previous.actions != actionSet.actions else { continue }
+            events.append(Event(kind: "action-set-updated", fields: [
+                "home": .string(after.name), "actionSet": .string(actionSet.name),
+                "actions": .array(actionSet.actions.map { action in
+                    .object(["accessory": .string(action.characteristic.accessoryID.rawValue), "characteristic": .int(action.characteristic.iid),
+                             "value": .value(action.value)])
+                }),
+            ]))
+        }
+        return events
+    }
+
+    /// `trigger-added/-removed/-renamed`, `trigger-enabled/-disabled`, and `trigger-updated` when
+    /// its fire date, recurrence or action sets change.
+    private static func triggerEvents(_ before: Home, _ after: Home) -> [Event] {
+        var events = diff(before.triggers, after.triggers, id: \.id, name: \.name, object: "trigger", home: after.name)
+        let old = Dictionary(before.triggers.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for trigger in after.triggers {
+            guard let previous = old[trigger.id] else { continue }
+            if previous.isEnabled != trigger.isEnabled {
+                events.append(Event(kind: trigger.isEnabled ? "trigger-enabled" : "trigger-disabled",
+                                    fields: ["home": .string(after.name), "trigger": .string(trigger.name)]))
+            }
+            guard previous.fireDate != trigger.fireDate || previous.recurrence != trigger.recurrence || previous.actionSetIDs != trigger.actionSetIDs else { continue }
+            events.append(Event(kind: "trigger-updated", fields: [
+                "home": .string(after.name), "trigger": .string(trigger.name),
+                "fireDate": .string(Gateway.iso(trigger.fireDate)), "enabled": .bool(trigger.isEnabled),
+                "recurrence": trigger.recurrence.map { .object(["unit": .string($0.unit.rawValue), "every": .int($0.every)]) } ?? .null,
+                "actionSets": .array(trigger.actionSetIDs.compactMap { id in after.actionSets.first { $0.id == id }.map { JSON.string($0.name) } }),
+            ]))
+        }
+        return events
+    }
+
+    /// `<object>-added/-removed/-renamed`, the object's name under `key` (default: `object`).
+    private static func diff<T, ID: Hashable>(_ before: [T], _ after: [T], id: KeyPath<T, ID>, name: KeyPath<T, String>, object: String, key: String? = nil,
+                                             home: String) -> [Event] {
+        var events: [Event] = []
+        let old = Dictionary(before.map { ($0[keyPath: id], $0) }, uniquingKeysWith: { first, _ in first })
+        let new = Set(after.map { $0[keyPath: id] })
+        func fields(_ element: T) -> [String: JSON] {
+            // An accessory is named by its id (as in accessory-reachability), with its name beside it.
+            if let accessoryID = element[keyPath: id] as? AccessoryID {
+                return ["home": .string(home), "accessory": .string(accessoryID.rawValue), "name": .string(element[keyPath: name])]
+            }
+            return ["home": .string(home), key ?? object: .string(element[keyPath: name])]
+        }
+        for element in after {
+            var fields = fields(element)
+            if let previous = old[element[keyPath: id]] {
+                guard previous[keyPath: name] != element[keyPath: name] else { continue }
+                fields["oldName"] = .string(previous[keyPath: name])
+                events.append(Event(kind: "\(object)-renamed", fields: fields))
+            } else {
+                events.append(Event(kind: "\(object)-added", fields: fields))
+            }
+        }
+        for element in before where !new.contains(element[keyPath: id]) {
+            events.append(Event(kind: "\(object)-removed", fields: fields(element)))
+        }
+        return events
+    }
+}
