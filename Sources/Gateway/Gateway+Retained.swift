@@ -71,13 +71,14 @@ extension Gateway {
     /// setting says, Home Assistant's discovery config when enabled; last the accessory
     /// browser's entries. Each topic comes once; payloads are made one at a time, never all held.
     func forEachRetained(_ body: (String, [UInt8]) -> Void) {
+        let payloads = payloads
         for (topic, payload) in LayoutDocument(base: base, map: map, options: policy.options).messages(for: homes) { body(topic, payload) }
         // Characteristics of one kind share a definition and so a `$meta`: made once, shared.
         var metaPayloads: [ObjectIdentifier: [UInt8]] = [:]
         for home in homes {
             let index = HomeIndex(home)
             for accessory in home.accessories {
-                forEachRetained(of: accessory, in: home, index: index, metaPayloads: &metaPayloads, body)
+                forEachRetained(of: accessory, in: home, index: index, payloads: payloads, metaPayloads: &metaPayloads, body)
             }
         }
         for (topic, payload) in browserRetained() { body(topic, payload) }
@@ -86,19 +87,19 @@ extension Gateway {
     /// One accessory's retained messages (see ``forEachRetained(_:)``). What the options hold
     /// back (a disabled accessory's, an excluded characteristic's, a value not retained) goes to
     /// the page instead (``withhold(_:_:)``).
-    private func forEachRetained(of accessory: Accessory, in home: Home, index: HomeIndex, metaPayloads: inout [ObjectIdentifier: [UInt8]],
+    private func forEachRetained(of accessory: Accessory, in home: Home, index: HomeIndex, payloads: TreePayloads, metaPayloads: inout [ObjectIdentifier: [UInt8]],
                                  _ body: (String, [UInt8]) -> Void) {
         guard let topic = map.topic(of: .accessory(home.id, accessory.id)) else { return }
         let disabled = policy.isDisabled(accessory.id)
         func emit(_ topic: String, _ payload: [UInt8], withheld: Bool = false) {
             if disabled || withheld { withhold(topic, payload) } else { body(topic, payload) }
         }
-        emit(TopicGrammar.topic(topic, .meta), metaPayload(accessory, in: home, index: index, characteristicMeta: &metaPayloads))
+        emit(TopicGrammar.topic(topic, .meta), payloads.meta(accessory, in: home, index: index, characteristicMeta: &metaPayloads))
         let reachable = Array((accessory.isReachable ? "true" : "false").utf8)
         emit(TopicGrammar.topic(topic, .reachable), reachable)
         if let seen = lastSeen.published(accessory.id) { emit(TopicGrammar.topic(topic, .lastSeen), LastSeen.payload(seen)) }
         // Home Assistant's copy of `$reachable`, before the config that points at it.
-        let discovery = discoveryConfig(accessory, in: home, index: index)
+        let discovery = payloads.discoveryConfig(accessory, in: home, index: index)
         if discovery != nil, let prefix = configuration.homeAssistantPrefix {
             body(HomeAssistantDiscovery.reachabilityTopic(for: accessory.id, prefix: prefix), reachable)
         }
@@ -106,12 +107,12 @@ extension Gateway {
             if let topic = adaptiveLightingTopic(bulb.service, home: home.id) { emit(topic, adaptiveLightingPayload(bulb.service)) }
         }
         for service in accessory.visibleServices {
-            if configuration.output.perService, let (serviceTopic, payload) = servicePayload(service, of: accessory, home: home.id) {
+            if configuration.output.perService, let (serviceTopic, payload) = payloads.values(of: service, of: accessory, home: home.id) {
                 emit(serviceTopic, payload)
             }
             guard configuration.output.perCharacteristic else { continue }
-            if let (colorTopic, payload) = colorPayload(service, of: accessory, home: home.id) {
-                emit(colorTopic, payload, withheld: isExcluded(service, of: accessory, types: ["hue", "saturation"]))
+            if let (colorTopic, payload) = payloads.color(of: service, of: accessory, home: home.id) {
+                emit(colorTopic, payload, withheld: payloads.isExcluded(service, of: accessory, types: ["hue", "saturation"]))
             }
             for characteristic in service.characteristics {
                 let reference = CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid)
@@ -133,9 +134,9 @@ extension Gateway {
         if let discovery { body(discovery.topic, discovery.payload) }
     }
 
-    /// Whether a characteristic of one of these types of the service is excluded.
-    private func isExcluded(_ service: Service, of accessory: Accessory, types: Set<String>) -> Bool {
-        service.characteristics.contains { types.contains($0.type) && policy.rule(CharacteristicReference(accessoryID: accessory.id, iid: $0.iid)).excluded }
+    /// The payloads the tree's retained topics carry, from the tree and the options as they are now.
+    var payloads: TreePayloads {
+        TreePayloads(base: base, map: map, policy: policy, homeAssistantPrefix: configuration.homeAssistantPrefix)
     }
 
     /// Everything the gateway asserts, retained, in order (``forEachRetained(_:)`` collected).
@@ -145,47 +146,14 @@ extension Gateway {
         return desired
     }
 
-    /// A service's values as one JSON object keyed by characteristic segment
-    /// (`{"brightness": 40, "on": true}`), on the service's topic.
-    func servicePayload(_ service: Service, of accessory: Accessory, home: HomeID) -> (String, [UInt8])? {
-        guard let topic = map.topic(of: .service(home, ServiceReference(accessoryID: accessory.id, serviceIID: service.iid))) else { return nil }
-        var object: [String: JSON] = [:]
-        for characteristic in service.characteristics where !characteristic.isMomentary {
-            guard let value = characteristic.value, !policy.rule(CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid)).excluded,
-                  let valueTopic = map.topic(of: .characteristic(home, CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid))) else { continue }
-            object[String(valueTopic.dropFirst(topic.count + 1))] = .value(value)
-        }
-        return (topic, JSON.object(object).encoded())
-    }
-
-    /// A colour light's hue and saturation together, `{"hue": 30, "saturation": 60}`, on
-    /// `<service>/$color`: one topic for what a dashboard (Home Assistant's `hs_state_topic`)
-    /// reads as one value. Nil unless the service has both, readable, with values.
-    func colorPayload(_ service: Service, of accessory: Accessory, home: HomeID) -> (String, [UInt8])? {
-        guard let hue = service.characteristic(ofType: "hue"), let saturation = service.characteristic(ofType: "saturation"),
-              hue.isReadable, saturation.isReadable, let hueValue = hue.value, let saturationValue = saturation.value,
-              let topic = map.topic(of: .service(home, ServiceReference(accessoryID: accessory.id, serviceIID: service.iid))) else { return nil }
-        return ("\(topic)/$color", JSON.object(["hue": .value(hueValue), "saturation": .value(saturationValue)]).encoded())
-    }
-
-    /// The Home Assistant discovery config of an accessory, when discovery is enabled.
-    /// None for a disabled accessory or one whose options say no device; the options' names,
-    /// device classes and entities left out are applied (``HomeAssistantDiscovery/applying(_:to:in:map:)``).
-    func discoveryConfig(_ accessory: Accessory, in home: Home, index: HomeIndex) -> (topic: String, payload: [UInt8])? {
-        guard let prefix = configuration.homeAssistantPrefix, !policy.isDisabled(accessory.id), policy.devices[accessory.id] != HomeAssistantOverride.none,
-              let config = HomeAssistantDiscovery.config(for: accessory, in: home, map: map, base: base, prefix: prefix,
-                                                         roomName: index.roomName(of: accessory), bridgeID: accessory.bridgeID) else { return nil }
-        guard policy.options[accessory.id] != nil else { return (config.topic, config.payload.encoded()) }
-        return (config.topic, HomeAssistantDiscovery.applying(policy, to: config.payload, of: accessory, in: home.id, map: map).encoded())
-    }
-
     /// Home Assistant came (back) online: every discovery config again, changed or not.
     func republishDiscovery() {
         guard configuration.homeAssistantPrefix != nil else { return }
+        let payloads = payloads
         for home in homes {
             let index = HomeIndex(home)
             for accessory in home.accessories {
-                guard let (topic, payload) = discoveryConfig(accessory, in: home, index: index) else { continue }
+                guard let (topic, payload) = payloads.discoveryConfig(accessory, in: home, index: index) else { continue }
                 send(topic, payload, retain: true)
             }
         }
@@ -230,11 +198,11 @@ extension Gateway {
             if let label { assertRetained("\(topic)/label", Array(label.utf8)) }
         }
         if configuration.output.perCharacteristic, characteristic.type == "hue" || characteristic.type == "saturation",
-           let (accessory, service) = serviceOf(reference), let (colorTopic, colorPayload) = colorPayload(service, of: accessory, home: home) {
-            if isExcluded(service, of: accessory, types: ["hue", "saturation"]) { withhold(colorTopic, colorPayload) } else { assertRetained(colorTopic, colorPayload) }
+           let (accessory, service) = serviceOf(reference), let (colorTopic, colorPayload) = payloads.color(of: service, of: accessory, home: home) {
+            if payloads.isExcluded(service, of: accessory, types: ["hue", "saturation"]) { withhold(colorTopic, colorPayload) } else { assertRetained(colorTopic, colorPayload) }
         }
         if configuration.output.perService, let (accessory, service) = serviceOf(reference),
-           let (serviceTopic, servicePayload) = servicePayload(service, of: accessory, home: home) {
+           let (serviceTopic, servicePayload) = payloads.values(of: service, of: accessory, home: home) {
             assertRetained(serviceTopic, servicePayload)
         }
     }

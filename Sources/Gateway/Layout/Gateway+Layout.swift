@@ -5,9 +5,9 @@ import HomeStore
 import Wire
 
 /// `$layout` (the homes' structure, retained, in parts: ``LayoutDocument``; republished at most
-/// about once a second while structure changes keep coming), `$meta` (per accessory, retained),
-/// `$events` (one message per change, not retained), and layout changes from a reloaded
-/// configuration.
+/// about once a second while structure changes keep coming), `$meta` (per accessory, retained;
+/// its payload is ``TreePayloads``'s), `$events` (one message per change, not retained), and
+/// layout changes from a reloaded configuration.
 extension Gateway {
     /// Marks the layout changed: `$layout` follows within the layout interval; `saving` also
     /// stores it.
@@ -92,65 +92,5 @@ extension Gateway {
         guard let device = simulator?.accessory(accessory.id) else { return nil }
         logger.info("accessory \(accessory.id) (\(accessory.name)) is new in the configuration; it joins \(home.name), \(home.room(of: accessory).name)")
         return device
-    }
-
-    // MARK: Payloads
-
-    /// `<accessory>/$meta`: what the accessory is (``metaObject(_:index:)``), and `services`:
-    /// per service topic segment its `type` and `characteristics`, per characteristic topic
-    /// segment its metadata (as `<characteristic>/$meta` has it), every characteristic with a
-    /// topic that the options do not exclude. One message describes what a person needs to drive
-    /// the accessory; `characteristicMeta` holds each kind's metadata once encoded, shared.
-    func metaPayload(_ accessory: Accessory, in home: Home, index: HomeIndex, characteristicMeta: inout [ObjectIdentifier: [UInt8]]) -> [UInt8] {
-        let object = metaObject(accessory, index: index)
-        // `services` is the last key in sorted order: it follows the others before the closing brace.
-        assert(object.keys.allSatisfy { $0 < "services" }, "a key of an accessory's $meta sorts after services")
-        var bytes = JSON.object(object).encoded()
-        bytes.removeLast()
-        bytes.append(contentsOf: #","services":{"#.utf8)
-        var firstService = true
-        for (segment, service, serviceTopic) in serviceSegments(of: accessory, home: home.id) {
-            if !firstService { bytes.append(UInt8(ascii: ",")) }
-            firstService = false
-            bytes.append(contentsOf: JSON.string(segment).encoded())
-            bytes.append(contentsOf: #":{"characteristics":{"#.utf8)
-            var firstCharacteristic = true
-            for characteristic in service.characteristics {
-                let reference = CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid)
-                guard let topic = map.topic(of: .characteristic(home.id, reference)), !policy.rule(reference).excluded else { continue }
-                let key = ObjectIdentifier(characteristic.definition)
-                let meta = characteristicMeta[key] ?? LayoutDocument.characteristicMeta(characteristic)
-                characteristicMeta[key] = meta
-                if !firstCharacteristic { bytes.append(UInt8(ascii: ",")) }
-                firstCharacteristic = false
-                bytes.append(contentsOf: JSON.string(String(topic.dropFirst(serviceTopic.count + 1))).encoded())
-                bytes.append(UInt8(ascii: ":"))
-                bytes.append(contentsOf: meta)
-            }
-            bytes.append(contentsOf: #"},"type":"#.utf8)
-            bytes.append(contentsOf: JSON.string(service.type).encoded())
-            bytes.append(UInt8(ascii: "}"))
-        }
-        bytes.append(contentsOf: "}}".utf8)
-        return bytes
-    }
-
-    /// The accessory's services that have topics, by their topic segment, in segment order.
-    private func serviceSegments(of accessory: Accessory, home: HomeID) -> [(segment: String, service: Service, topic: String)] {
-        guard let accessoryTopic = map.topic(of: .accessory(home, accessory.id)) else { return [] }
-        return accessory.visibleServices.compactMap { service -> (String, Service, String)? in
-            guard let topic = map.topic(of: .service(home, ServiceReference(accessoryID: accessory.id, serviceIID: service.iid))) else { return nil }
-            return (String(topic.dropFirst(accessoryTopic.count + 1)), service, topic)
-        }.sorted { $0.0 < $1.0 }
-    }
-
-    private func metaObject(_ accessory: Accessory, index: HomeIndex) -> [String: JSON] {
-        [
-            "id": .string(accessory.id.rawValue), "name": .string(accessory.name), "manufacturer": .string(accessory.manufacturer),
-            "model": .string(accessory.model), "serialNumber": .string(accessory.serialNumber),
-            "firmwareRevision": .string(accessory.firmwareRevision), "category": .string(accessory.category.name),
-            "room": .string(index.roomName(of: accessory)), "bridge": .string(accessory.bridgeID?.rawValue),
-            "bridged": .array((index.bridged[accessory.id] ?? []).map(JSON.string)),
-        ]
     }
 }
