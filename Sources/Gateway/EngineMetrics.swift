@@ -1,6 +1,6 @@
 import CoreMetrics
-import Synchronization
 import HomeModel
+import Synchronization
 import Timing
 import Wire
 
