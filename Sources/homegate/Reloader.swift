@@ -10,27 +10,41 @@ import UnixSignals
 
 /// The layout from the configuration file and the store, at start and on SIGHUP (see
 /// ``LayoutMerge`` for the rule).
+///
+/// At start the store is the layout's only source. On SIGHUP the running engine's layout is:
+/// the store follows the engine through the engine's store writer and may not have caught up
+/// yet (a SIGHUP the moment `$state` says `online` can come before the first synchronisation
+/// records the configuration as applied). So the configuration applied last is kept here, in
+/// memory, and the merge runs inside the engine, on its layout as it is then.
 struct Reloader: Sendable {
     let configPath: String
     let overrides: ConfigFile.Overrides
     let store: HomeStore
     let logger: Logger
 
-    /// Reloads the configuration file and the pairings at every SIGHUP, until cancelled. The
-    /// simulator takes the file's devices first (new ones join, gone ones leave), so the engine
-    /// finds the new accessories when it takes the layout.
-    func reloadOnHangUp(engine: Gateway, simulator: Simulator, hapDriver: HAPDriver) async {
-        for await _ in await UnixSignalsSequence(trapping: .sighup) {
+    /// Reloads the configuration file and the pairings at every signal of `hangUps` (SIGHUP,
+    /// trapped before the gateway starts, so none is missed), until cancelled. The simulator
+    /// takes the file's devices first (new ones join, gone ones leave), so the engine finds the
+    /// new accessories when it takes the layout.
+    /// - Parameter applied: the configuration's homes applied at start.
+    func reloadOnHangUp(_ hangUps: UnixSignalsSequence, applied: [Home], engine: Gateway, simulator: Simulator, hapDriver: HAPDriver) async {
+        var applied = applied
+        for await _ in hangUps {
             logger.info("SIGHUP: reloading the configuration")
-            guard let (homes, configured, digest, devices) = reload() else { continue }
-            let changes = simulator.replaceDevices(devices)
+            guard let file = readConfiguration(), let pairings = storedPairings() else { continue }
+            let paired = Self.pairedAccessoryPrefixes(pairings)
+            let changes = simulator.replaceDevices(file.simulatorDevices)
             if !changes.added.isEmpty || !changes.removed.isEmpty {
                 logger.info("simulated accessories: \(changes.added.count) added, \(changes.removed.count) removed")
             }
-            let leftOut = await engine.reload(homes: homes)
-            recordApplied(configured, digest: leftOut.isEmpty ? digest : [], leavingOut: leftOut)
+            let lastApplied = applied
+            let leftOut = await engine.reload { current in
+                Self.withoutUnpairedAccessories(LayoutMerge.merge(stored: current, lastApplied: lastApplied, configuration: file.homes), paired: paired)
+            }
+            applied = Self.applied(file.homes, leavingOut: leftOut)
+            await recordApplied(applied, digest: leftOut.isEmpty ? file.sourceDigest : [], engine: engine)
             // New pairings connect (their accessories join when they answer); removed ones leave.
-            if let pairings = pairedDevices() { hapDriver.replaceDevices(pairings) }
+            hapDriver.replaceDevices(PairingStore.devices(pairings))
         }
     }
 
@@ -42,54 +56,57 @@ struct Reloader: Sendable {
         // The same file as last time: the same homes, no need to read them back.
         let unchanged = try !file.sourceDigest.isEmpty && store.lastAppliedDigest() == file.sourceDigest
         let lastApplied = try unchanged ? file.homes : store.lastAppliedHomes()
-        let homes = try withoutUnpairedAccessories(LayoutMerge.merge(stored: stored, lastApplied: lastApplied, configuration: file.homes))
+        let paired = try Self.pairedAccessoryPrefixes(store.pairings())
+        let homes = Self.withoutUnpairedAccessories(LayoutMerge.merge(stored: stored, lastApplied: lastApplied, configuration: file.homes), paired: paired)
         return (homes, stored.map(LayoutDigest.init), unchanged || lastApplied == file.homes ? nil : file.homes)
     }
 
-    /// Reads the configuration file again: the merged layout, the configuration's homes and its
-    /// simulated devices; nil (logged) if it is wrong: the running layout stays.
-    /// ``recordApplied(_:leavingOut:)`` must follow once the engine took the layout.
-    func reload() -> (homes: [Home], configured: [Home], digest: [UInt8], devices: [Simulator.Device])? {
+    /// Reads the configuration file again; nil (logged) if it is wrong: the running layout stays.
+    private func readConfiguration() -> ConfigFile? {
         do {
-            let file = try ConfigFile.load(path: configPath, overrides: overrides)
-            let merged = try merge(file.homes, stored: store.hasLayout() ? store.loadHomes() : nil)
-            return (try withoutUnpairedAccessories(merged), file.homes, file.sourceDigest, file.simulatorDevices)
-        } catch let error as ConfigError {
-            logger.error("the configuration was not reloaded: \(error)")
+            return try ConfigFile.load(path: configPath, overrides: overrides)
         } catch {
             logger.error("the configuration was not reloaded: \(error)")
         }
         return nil
     }
 
-    /// Records the configuration as applied, without the accessories the engine left out (so the
-    /// next start still sees them as new in the file).
-    /// (With accessories left out, the record differs from the file: it is stored without the
-    /// file's digest, so the next start compares the homes themselves.)
-    func recordApplied(_ configured: [Home], digest: [UInt8], leavingOut leftOut: Set<AccessoryID>) {
+    /// The configuration's homes without the accessories the engine left out (so the next start
+    /// still sees them as new in the file).
+    private static func applied(_ configured: [Home], leavingOut leftOut: Set<AccessoryID>) -> [Home] {
         var applied = configured
         for index in applied.indices { applied[index].accessories.removeAll { leftOut.contains($0.id) } }
-        do {
+        return applied
+    }
+
+    /// Records `applied` as the configuration applied, for the next start, through the engine's
+    /// store writer: after the start's own record, never overtaken by it. (With accessories left
+    /// out, the record differs from the file: it is stored without the file's digest, so the next
+    /// start compares the homes themselves.)
+    private func recordApplied(_ applied: [Home], digest: [UInt8], engine: Gateway) async {
+        await engine.storeAfterFirstSync("record the configuration as applied") { store throws(StoreError) in
             try store.saveLastAppliedConfiguration(applied, digest: digest)
-        } catch {
-            logger.error("could not record the configuration as applied: \(error)")
         }
     }
 
-    /// The paired devices as the store has them now; nil (logged) if it cannot be read.
-    func pairedDevices() -> [HAPDriver.Device]? {
+    /// The pairings as the store has them now; nil (logged) if they cannot be read.
+    private func storedPairings() -> [StoredPairing]? {
         do {
-            return PairingStore.devices(try store.pairings())
+            return try store.pairings()
         } catch {
-            logger.error("the pairings were not reloaded: \(error)")
+            logger.error("the configuration was not reloaded: the pairings cannot be read: \(error)")
             return nil
         }
     }
 
+    /// The id prefixes of the paired HAP devices' accessories.
+    private static func pairedAccessoryPrefixes(_ pairings: [StoredPairing]) -> Set<String> {
+        Set(pairings.map { String(HAPDriver.accessoryID(deviceID: $0.deviceID, aid: 1).rawValue.dropLast()) })
+    }
+
     /// The homes without the accessories of HAP devices that are no longer paired
     /// (`homegate unpair`): they leave the home, and their topics are cleared.
-    func withoutUnpairedAccessories(_ homes: [Home]) throws -> [Home] {
-        let paired = try store.pairings().map { HAPDriver.accessoryID(deviceID: $0.deviceID, aid: 1).rawValue.dropLast() }
+    private static func withoutUnpairedAccessories(_ homes: [Home], paired: Set<String>) -> [Home] {
         var result = homes
         for index in result.indices {
             result[index].accessories.removeAll { accessory in
@@ -97,9 +114,5 @@ struct Reloader: Sendable {
             }
         }
         return result
-    }
-
-    private func merge(_ configured: [Home], stored: [Home]?) throws -> [Home] {
-        LayoutMerge.merge(stored: stored, lastApplied: try store.lastAppliedHomes(), configuration: configured)
     }
 }

@@ -14,6 +14,7 @@ import MQTT
 import Metrics
 import Prometheus
 import ServiceLifecycle
+import UnixSignals
 import WebServer
 import WebUI
 import Wire
@@ -206,8 +207,12 @@ struct RunCommand: AsyncParsableCommand {
         if let maintenance {
             services.append(.init(service: RestartService(maintenance: maintenance, logger: logger), successTerminationBehavior: .gracefullyShutdownGroup))
         }
+        // SIGHUP is trapped now, before any part starts: one sent the moment `$state` says
+        // `online` waits for the reloader instead of being ignored.
+        let hangUps = await UnixSignalsSequence(trapping: .sighup)
+        let applied = file.homes
         services.append(.init(service: PartService("configuration reloader", logger: logger) {
-            await reloader.reloadOnHangUp(engine: engine, simulator: simulator, hapDriver: hapDriver)
+            await reloader.reloadOnHangUp(hangUps, applied: applied, engine: engine, simulator: simulator, hapDriver: hapDriver)
         }))
         // A part that fails shuts the group down gracefully too, never by cancelling it: the web
         // servers then drain their connections (cancelling one while it holds a connection it

@@ -32,7 +32,7 @@ struct EngineReloadTests {
         let officeLayout = "homegate/$layout/lab/office"
         let layoutsBefore = harness.bus.count(on: officeLayout)
 
-        let leftOut = await harness.gateway.reload(homes: [home])
+        let leftOut = await harness.gateway.reload { [home] _ in [home] }
 
         #expect(leftOut.isEmpty)
         let retained = harness.bus.retained
@@ -57,7 +57,7 @@ struct EngineReloadTests {
     func unknownLeftOut() async throws {
         let harness = try await EngineHarness()
         let (home, _) = try Self.reloadedLab()
-        let leftOut = await harness.gateway.reload(homes: [home])
+        let leftOut = await harness.gateway.reload { [home] _ in [home] }
         #expect(leftOut == ["wall-switch"])
         #expect(harness.bus.retained[Self.wallSwitch] == nil)
         await harness.stop()

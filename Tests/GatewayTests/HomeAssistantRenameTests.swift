@@ -20,7 +20,7 @@ import MQTT
         var (home, _) = try EngineHarness.labHome(latency: .seconds(1))
         let index = try #require(home.accessories.firstIndex { $0.id == "lamp" })
         home.accessories[index].name = "Desk Lamp"
-        await harness.gateway.reload(homes: [home])
+        await harness.gateway.reload { [home] _ in [home] }
         let renamed = try await harness.bus.next(on: config, after: 1)
         #expect(String(decoding: renamed.payload, as: UTF8.self).contains(#""name":"Desk Lamp""#))
 
@@ -53,7 +53,7 @@ import MQTT
 
         var (home, _) = try EngineHarness.labHome(latency: .seconds(1))
         home.accessories.removeAll { $0.id == "lamp" }
-        await harness.gateway.reload(homes: [home])
+        await harness.gateway.reload { [home] _ in [home] }
         let removed = try await harness.bus.next(on: copy, after: 2)
         #expect(removed.payload.isEmpty && removed.retain, "cleared with the accessory")
     }

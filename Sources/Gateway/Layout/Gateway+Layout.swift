@@ -53,18 +53,20 @@ extension Gateway {
         send(TopicGrammar.topic(base, .events), JSON.object(body).encoded(), retain: false)
     }
 
-    /// Applies a new layout (a reloaded configuration merged with the store): renames and moves
-    /// change topics; old retained topics are cleared and values republished on the new ones;
-    /// accessories gone from `newHomes` leave (their topics cleared). An accessory new in
-    /// `newHomes` joins when the simulator has it (give the simulator the reloaded devices first,
+    /// Applies a new layout (a reloaded configuration merged with the running layout): renames
+    /// and moves change topics; old retained topics are cleared and values republished on the new
+    /// ones; accessories gone from the new layout leave (their topics cleared). An accessory new
+    /// in it joins when the simulator has it (give the simulator the reloaded devices first,
     /// ``Accessories/Simulator/replaceDevices(_:)``), with the device's structure, values and
     /// reachability, and its topics and `$layout` are published like the others'.
-    /// - Returns: the accessories of `newHomes` left out because no device is known for them (they
-    ///   appear at the next start).
+    /// - Parameter layout: the new layout, made from the running one (the store may lag behind
+    ///   it), with nothing in between.
+    /// - Returns: the accessories of the new layout left out because no device is known for them
+    ///   (they appear at the next start).
     @discardableResult
-    public func reload(homes newHomes: [Home]) -> Set<AccessoryID> {
+    public func reload(_ layout: @Sendable (_ running: [Home]) -> [Home]) -> Set<AccessoryID> {
         let before = homes
-        var merged = newHomes
+        var merged = layout(homes)
         var leftOut: Set<AccessoryID> = []
         for homeIndex in merged.indices {
             // Devices keep their structure, values and reachability; the new name and room are the layout's.
