@@ -197,12 +197,14 @@ extension Gateway {
             assertRetained(topic, payload)
             if let label { assertRetained("\(topic)/label", Array(label.utf8)) }
         }
-        if configuration.output.perCharacteristic, characteristic.type == "hue" || characteristic.type == "saturation",
-           let (accessory, service) = serviceOf(reference), let (colorTopic, colorPayload) = payloads.color(of: service, of: accessory, home: home) {
+        // The service's own topics that carry this value: its colour, its object.
+        let isColour = configuration.output.perCharacteristic && (characteristic.type == "hue" || characteristic.type == "saturation")
+        guard isColour || configuration.output.perService, let (accessory, service) = serviceOf(reference) else { return }
+        let payloads = payloads
+        if isColour, let (colorTopic, colorPayload) = payloads.color(of: service, of: accessory, home: home) {
             if payloads.isExcluded(service, of: accessory, types: ["hue", "saturation"]) { withhold(colorTopic, colorPayload) } else { assertRetained(colorTopic, colorPayload) }
         }
-        if configuration.output.perService, let (accessory, service) = serviceOf(reference),
-           let (serviceTopic, servicePayload) = payloads.values(of: service, of: accessory, home: home) {
+        if configuration.output.perService, let (serviceTopic, servicePayload) = payloads.values(of: service, of: accessory, home: home) {
             assertRetained(serviceTopic, servicePayload)
         }
     }

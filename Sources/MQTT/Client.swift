@@ -114,10 +114,11 @@ public final class Client: Sendable {
     /// takes them with `assumeIsolated`) and handles a message without suspending. It is the
     /// tightest backpressure there is: the next message is read only once the consumer returned,
     /// so nothing waits in memory, and what it publishes is written at the end of the same turn.
-    /// Set it before subscribing. A connection already up when it is set is not reported
-    /// (``isConnected`` tells).
+    /// Set it before subscribing. A connection already up when it is set is reported first
+    /// (`.connected`, as ``connectionEvents()`` starts), so the consumer always hears of a
+    /// connection before its messages.
     ///
-    /// Messages received before it is set and not yet taken from ``messages`` go to it first, in
+    /// Messages received before it is set and not yet taken from ``messages`` go to it next, in
     /// the order received: a broker that kept the session sends what it queued right after its
     /// CONNACK, which may come before the consumer is set (the gateway's engine sets it once the
     /// devices' structure is known). The consumer takes over on the network thread, after the
@@ -128,7 +129,10 @@ public final class Client: Sendable {
             return
         }
         eventLoop.execute { [self] in
-            // On the network thread, where messages are received: none falls in between.
+            // On the network thread, where messages are received and connections announced:
+            // nothing falls in between.
+            let announced = state.withLock { $0.connectionAnnounced ? ConnectionEvent.connected(sessionPresent: $0.sessionPresent) : nil }
+            if let announced { consumer.connection(announced) }
             for message in messageSink.drain() { consumer.message(message) }
             state.withLock { $0.consumer = consumer }
         }

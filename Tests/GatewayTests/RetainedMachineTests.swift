@@ -182,23 +182,6 @@ struct RetainedMachineTests {
         #expect(arrival == .clearThenRun, "after the synchronisation every retained command runs")
     }
 
-    @Test("at the start, a retained command that arrives before the engine heard of the connection (the kept session's copy) and its second copy after it run once")
-    func replayBeforeTheEngineHeardOfTheConnection() {
-        let set = "hg/home/room/lamp/lightbulb/brightness/set"
-        var machine = RetainedMachine(base: "hg", ledger: [])
-        var arrival = machine.retainedArrived(topic: set, payload: Self.bytes("66"), isCommand: true)
-        #expect(arrival == .clearThenRun, "the kept session's copy, before the engine heard of the connection")
-        machine.connectionOpened()
-        _ = machine.connected(marker: "m1")
-        arrival = machine.retainedArrived(topic: set, payload: Self.bytes("66"), isCommand: true)
-        #expect(arrival == .skip, "the retained copy the subscription brings")
-        let ended = machine.markerReturned("m1")
-        #expect(ended)
-        _ = machine.endSynchronisation()
-        arrival = machine.retainedArrived(topic: set, payload: Self.bytes("66"), isCommand: true)
-        #expect(arrival == .clearThenRun, "after the synchronisation every retained command runs")
-    }
-
     @Test("between synchronisations a payload is published only when it changed; the ledger records a topic once")
     func assertBetweenSynchronisations() {
         var machine = Self.synchronised([(Self.on, "true")], ledger: ["hg/home/room/lamp/lightbulb/hue"])

@@ -85,11 +85,7 @@ struct RetainedMachine: Sendable {
     /// Retained commands run during this synchronisation (topic and payload).
     private var executedRetainedCommands: Set<String> = []
     /// From a connection's start until its synchronisation ended: second copies are skipped.
-    /// Open from the machine's start: the first connection's messages (what a kept session
-    /// queued) can reach the engine before the engine hears of that connection.
-    private var replayWindowOpen = true
-    /// Whether the engine has heard of a connection yet (``connectionOpened()``).
-    private var hasOpenedConnection = false
+    private var replayWindowOpen = false
     /// The synchronisation being ended: the marker came back, the tree's messages are offered.
     private var ending: Ending?
     /// Whether the layout changed since it was last asserted.
@@ -116,14 +112,13 @@ struct RetainedMachine: Sendable {
 
     // MARK: The connection and the broker's retained messages
 
-    /// The broker accepted a connection: from now until its synchronisation ends, a retained
-    /// command that arrives twice runs once. (The engine may begin the synchronisation only
-    /// later, once it has subscribed.) A new connection forgets what ran on the one before, but
-    /// the first keeps what ran before the engine heard of it: at the engine's start a kept
-    /// session's messages can come first.
+    /// The broker accepted a connection (the engine hears of it before any of its messages, a
+    /// kept session's queued ones too: ``MQTT/Client/deliver(to:)``): from now until its
+    /// synchronisation ends, a retained command that arrives twice runs once. (The engine may
+    /// begin the synchronisation only later, once it has subscribed.) A new connection forgets
+    /// what ran on the one before.
     mutating func connectionOpened() {
-        if hasOpenedConnection { executedRetainedCommands.removeAll() }
-        hasOpenedConnection = true
+        executedRetainedCommands.removeAll()
         replayWindowOpen = true
     }
 
