@@ -36,9 +36,7 @@ enum LayoutChanges {
 
     private static func zoneEvents(_ before: Home, _ after: Home) -> [Event] {
         var events = diff(before.zones, after.zones, id: \.id, name: \.name, object: "zone", home: after.name)
-        let old = Dictionary(before.zones.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        for zone in after.zones {
-            guard let previous = old[zone.id], previous.roomIDs != zone.roomIDs else { continue }
+        for (previous, zone) in kept(before.zones, after.zones, id: \.id) where previous.roomIDs != zone.roomIDs {
             events.append(Event(kind: "zone-updated", fields: [
                 "home": .string(after.name), "zone": .string(zone.name),
                 "rooms": .array(zone.roomIDs.compactMap { after.room(withID: $0).map { JSON.string($0.name) } }),
@@ -49,9 +47,7 @@ enum LayoutChanges {
 
     private static func accessoryEvents(_ before: Home, _ after: Home) -> [Event] {
         var events = diff(before.accessories, after.accessories, id: \.id, name: \.name, object: "accessory", home: after.name)
-        let old = Dictionary(before.accessories.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        for accessory in after.accessories {
-            guard let previous = old[accessory.id], previous.roomID != accessory.roomID else { continue }
+        for (previous, accessory) in kept(before.accessories, after.accessories, id: \.id) where previous.roomID != accessory.roomID {
             events.append(Event(kind: "accessory-assigned", fields: [
                 "home": .string(after.name), "accessory": .string(accessory.id.rawValue), "name": .string(accessory.name),
                 "room": .string(after.room(of: accessory).name), "oldRoom": .string(before.room(of: previous).name),
@@ -63,9 +59,7 @@ enum LayoutChanges {
     /// `service-renamed`: the accessory by id, with its name; the service by iid.
     private static func serviceEvents(_ before: Home, _ after: Home) -> [Event] {
         var events: [Event] = []
-        let old = Dictionary(before.accessories.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        for accessory in after.accessories {
-            guard let previous = old[accessory.id] else { continue }
+        for (previous, accessory) in kept(before.accessories, after.accessories, id: \.id) {
             for service in accessory.services {
                 guard let previousService = previous.service(service.iid), previousService.name != service.name else { continue }
                 events.append(Event(kind: "service-renamed", fields: [
@@ -79,9 +73,7 @@ enum LayoutChanges {
 
     private static func groupEvents(_ before: Home, _ after: Home) -> [Event] {
         var events = diff(before.serviceGroups, after.serviceGroups, id: \.id, name: \.name, object: "service-group", key: "serviceGroup", home: after.name)
-        let old = Dictionary(before.serviceGroups.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        for group in after.serviceGroups {
-            guard let previous = old[group.id], previous.services != group.services else { continue }
+        for (previous, group) in kept(before.serviceGroups, after.serviceGroups, id: \.id) where previous.services != group.services {
             events.append(Event(kind: "service-group-updated", fields: [
                 "home": .string(after.name), "serviceGroup": .string(group.name),
                 "services": .array(group.services.map { .object(["accessory": .string($0.accessoryID.rawValue), "service": .int($0.serviceIID)]) }),
@@ -92,9 +84,7 @@ enum LayoutChanges {
 
     private static func actionSetEvents(_ before: Home, _ after: Home) -> [Event] {
         var events = diff(before.actionSets, after.actionSets, id: \.id, name: \.name, object: "action-set", key: "actionSet", home: after.name)
-        let old = Dictionary(before.actionSets.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        for actionSet in after.actionSets {
-            guard let previous = old[actionSet.id], previous.actions != actionSet.actions else { continue }
+        for (previous, actionSet) in kept(before.actionSets, after.actionSets, id: \.id) where previous.actions != actionSet.actions {
             events.append(Event(kind: "action-set-updated", fields: [
                 "home": .string(after.name), "actionSet": .string(actionSet.name),
                 "actions": .array(actionSet.actions.map { action in
@@ -110,9 +100,7 @@ enum LayoutChanges {
     /// its fire date, recurrence or action sets change.
     private static func triggerEvents(_ before: Home, _ after: Home) -> [Event] {
         var events = diff(before.triggers, after.triggers, id: \.id, name: \.name, object: "trigger", home: after.name)
-        let old = Dictionary(before.triggers.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        for trigger in after.triggers {
-            guard let previous = old[trigger.id] else { continue }
+        for (previous, trigger) in kept(before.triggers, after.triggers, id: \.id) {
             if previous.isEnabled != trigger.isEnabled {
                 events.append(Event(kind: trigger.isEnabled ? "trigger-enabled" : "trigger-disabled",
                                     fields: ["home": .string(after.name), "trigger": .string(trigger.name)]))
@@ -126,6 +114,12 @@ enum LayoutChanges {
             ]))
         }
         return events
+    }
+
+    /// The objects of `after` that `before` had too (matched by id), each with its earlier self.
+    private static func kept<T, ID: Hashable>(_ before: [T], _ after: [T], id: KeyPath<T, ID>) -> [(before: T, after: T)] {
+        let old = Dictionary(before.map { ($0[keyPath: id], $0) }, uniquingKeysWith: { first, _ in first })
+        return after.compactMap { element in old[element[keyPath: id]].map { ($0, element) } }
     }
 
     /// `<object>-added/-removed/-renamed`, the object's name under `key` (default: `object`).
