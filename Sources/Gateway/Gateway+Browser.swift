@@ -27,19 +27,19 @@ extension Gateway {
         for (id, accessory) in now where browserFound[id] != accessory {
             let isNew = browserFound[id] == nil
             browserFound[id] = accessory
-            assertRetained(browserTopic(id), Self.browserPayload(accessory))
-            if isNew { announce("browser-found", Self.browserFields(accessory)) }
+            assertRetained(browserTopic(id), JSON.object(accessory.browserFields).encoded())
+            if isNew { announce("browser-found", accessory.browserFields) }
         }
         for (id, accessory) in browserFound where now[id] == nil {
             browserFound[id] = nil
             clearRetained(browserTopic(id))
-            announce("browser-removed", Self.browserFields(accessory))
+            announce("browser-removed", accessory.browserFields)
         }
     }
 
     /// The browser's retained messages, for the synchronisation's set of what the gateway asserts.
     func browserRetained() -> [String: [UInt8]] {
-        Dictionary(browserFound.map { (browserTopic($0.key), Self.browserPayload($0.value)) }, uniquingKeysWith: { first, _ in first })
+        Dictionary(browserFound.map { (browserTopic($0.key), JSON.object($0.value.browserFields).encoded()) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// Where `$request/accessory/pair` pairs: its `host` and `port`, or where the browser found
@@ -62,17 +62,16 @@ extension Gateway {
     private func browserTopic(_ deviceID: String) -> String {
         TopicGrammar.topic(base, .browser, deviceID)
     }
+}
 
-    private static func browserFields(_ accessory: FoundAccessory) -> [String: JSON] {
+extension FoundAccessory {
+    /// The accessory as `<base>/$browser/<device>` and the browser's `$events` give it.
+    var browserFields: [String: JSON] {
         [
-            "device": .string(accessory.deviceID), "name": .string(accessory.name), "model": .string(accessory.model),
-            "category": accessory.category.map(JSON.int) ?? .null, "categoryName": .string(accessory.category.flatMap { Category(rawValue: $0)?.name }),
-            "host": .string(accessory.host), "port": .int(accessory.port), "paired": .bool(accessory.isPaired),
-            "transport": .string(accessory.transport),
+            "device": .string(deviceID), "name": .string(name), "model": .string(model),
+            "category": category.map(JSON.int) ?? .null, "categoryName": .string(category.flatMap { Category(rawValue: $0)?.name }),
+            "host": .string(host), "port": .int(port), "paired": .bool(isPaired),
+            "transport": .string(transport),
         ]
-    }
-
-    private static func browserPayload(_ accessory: FoundAccessory) -> [UInt8] {
-        JSON.object(browserFields(accessory)).encoded()
     }
 }

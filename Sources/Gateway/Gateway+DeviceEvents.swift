@@ -43,7 +43,7 @@ extension Gateway {
             if let location = locations[device.id] {
                 let current = homes[location.home].accessories[location.accessory]
                 if device.isReachable && !current.isReachable { cameBack.append(device.id) }
-                homes[location.home].accessories[location.accessory] = Self.taking(device, into: current)
+                homes[location.home].accessories[location.accessory] = current.described(by: device)
             } else if driver.placement(of: device.id) != nil {
                 place(device) // a newly paired device
             } else {
@@ -105,16 +105,6 @@ extension Gateway {
         return Set(accessory.visibleServices.flatMap { service in
             service.characteristics.compactMap { map.topic(of: .characteristic(home.id, CharacteristicReference(accessoryID: id, iid: $0.iid))) }
         })
-    }
-
-    /// The device's description of an accessory the home has: the device's structure, values
-    /// and identity; the home's name and room. Reachability changes through ``setReachable(_:_:)``.
-    private static func taking(_ device: Accessory, into current: Accessory) -> Accessory {
-        var accessory = device
-        accessory.name = current.name
-        accessory.roomID = current.roomID
-        accessory.isReachable = current.isReachable
-        return accessory
     }
 
     private func setReachableFlag(_ id: AccessoryID) {

@@ -125,11 +125,11 @@ extension Gateway {
     private func announceMissed(_ trigger: TimerTrigger, in home: Home, _ skip: TriggerSchedule.Skip) {
         logger.notice("""
             trigger "\(trigger.name)" in "\(home.name)": \(skip.missed) occurrence(s) missed, the latest \
-            \(Self.iso(skip.occurrence)), \(Self.rounded(skip.lateness)) s ago (more than the grace period); not run
+            \(ISODate.text(skip.occurrence)), \(skip.lateness.toTheMillisecond) s ago (more than the grace period); not run
             """)
         announce("trigger-missed", [
-            "home": .string(home.name), "trigger": .string(trigger.name), "fireDate": .string(Self.iso(skip.occurrence)),
-            "missed": .int(skip.missed), "lateSeconds": .double(Self.rounded(skip.lateness)), "next": .string(skip.next.map(Self.iso)),
+            "home": .string(home.name), "trigger": .string(trigger.name), "fireDate": .string(ISODate.text(skip.occurrence)),
+            "missed": .int(skip.missed), "lateSeconds": .double(skip.lateness.toTheMillisecond), "next": .string(skip.next.map(ISODate.text)),
         ])
     }
 
@@ -139,8 +139,8 @@ extension Gateway {
         await storeWriter.flush() // the fire is stored before its action sets run: never repeated
         let homeName = homes.first { $0.id == homeID }?.name ?? homeID.rawValue
         logger.info("""
-            trigger "\(trigger.name)" in "\(homeName)" fires for \(Self.iso(fire.occurrence))\
-            \(fire.isLate ? ", \(Self.rounded(fire.lateness)) s late" : "")
+            trigger "\(trigger.name)" in "\(homeName)" fires for \(ISODate.text(fire.occurrence))\
+            \(fire.isLate ? ", \(fire.lateness.toTheMillisecond) s late" : "")
             """)
         let executions = await withTaskGroup(of: (Int, ActionSetExecution?).self) { group in
             for (index, id) in trigger.actionSetIDs.enumerated() {
@@ -158,17 +158,18 @@ extension Gateway {
             return .object(["actionSet": .string(execution.actionSet), "ok": .bool(execution.ok), "results": .array(results(execution.outcomes))])
         }
         var fields: [String: JSON] = [
-            "home": .string(homeName), "trigger": .string(trigger.name), "fireDate": .string(Self.iso(fire.occurrence)),
-            "late": .bool(fire.isLate), "missed": .int(fire.missed), "next": .string(fire.next.map(Self.iso)),
+            "home": .string(homeName), "trigger": .string(trigger.name), "fireDate": .string(ISODate.text(fire.occurrence)),
+            "late": .bool(fire.isLate), "missed": .int(fire.missed), "next": .string(fire.next.map(ISODate.text)),
             "ok": .bool(executions.allSatisfy { $0?.ok == true }), "results": .array(entries),
         ]
-        if fire.isLate { fields["lateSeconds"] = .double(Self.rounded(fire.lateness)) }
+        if fire.isLate { fields["lateSeconds"] = .double(fire.lateness.toTheMillisecond) }
         announce("trigger-fired", fields)
     }
+}
 
-
-    /// Seconds to the millisecond.
-    static func rounded(_ seconds: TimeInterval) -> Double {
-        (seconds * 1000).rounded() / 1000
+extension TimeInterval {
+    /// Seconds to the millisecond (a trigger's lateness in `$events`).
+    var toTheMillisecond: Double {
+        (self * 1000).rounded() / 1000
     }
 }

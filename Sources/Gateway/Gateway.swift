@@ -211,9 +211,9 @@ public actor Gateway {
         // The topics are laid out once the devices' structure is known (``adoptDeviceStructure()``).
         self.map = TopicMap(base: configuration.baseTopic.string, homes: [])
         self.retained = RetainedMachine(base: configuration.baseTopic.string, ledger: (try? store?.retainedTopics()) ?? [])
-        self.locations = Self.locations(of: homes)
-        self.storedOptions = Self.readStoredOptions(store, logger: logger)
-        self.adaptiveLighting = AdaptiveLightingSchedule(wanted: Self.readAdaptiveLighting(store, logger: logger))
+        self.locations = homes.accessoryLocations
+        self.storedOptions = StoredAtStart.options(store, logger: logger)
+        self.adaptiveLighting = AdaptiveLightingSchedule(wanted: StoredAtStart.adaptiveLighting(store, logger: logger))
     }
 
     /// Serves until cancelled: device structure first, then MQTT, device events, the command
@@ -391,7 +391,7 @@ public actor Gateway {
     /// Rebuilds the topic map and the accessory index after the layout changed.
     func reindex() {
         map = TopicMap(base: base, homes: homes)
-        locations = Self.locations(of: homes)
+        locations = homes.accessoryLocations
         policy = PublishPolicy(table: configuration.options, stored: storedOptions, homes: homes, map: map)
         recordAccessoryCounts()
     }
@@ -405,16 +405,6 @@ public actor Gateway {
             reachable += home.accessories.reduce(0) { $0 + ($1.isReachable ? 1 : 0) }
         }
         metrics.recordAccessories(count, reachable: reachable)
-    }
-
-    static func locations(of homes: [Home]) -> [AccessoryID: (home: Int, accessory: Int)] {
-        var locations: [AccessoryID: (home: Int, accessory: Int)] = [:]
-        for (homeIndex, home) in homes.enumerated() {
-            for (index, accessory) in home.accessories.enumerated() {
-                locations[accessory.id] = (homeIndex, index)
-            }
-        }
-        return locations
     }
 
     /// The accessory with `id`, and its home.

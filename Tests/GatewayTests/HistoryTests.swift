@@ -192,7 +192,7 @@ struct HistoryRequestTests {
         #expect(try request.range(now: 1_000) == 0...1_000)
         let started = try HistoryRequest(verb: "get", body: ["characteristic": "x", "from": 5_000])
         #expect(try started.range(now: 9_000) == 5_000...9_000)
-        let error = #expect(throws: Gateway.RequestError.self) { try started.range(now: 4_000) }
+        let error = #expect(throws: RequestError.self) { try started.range(now: 4_000) }
         #expect(error?.code == "invalid-request")
     }
 
@@ -214,12 +214,12 @@ struct HistoryRequestTests {
         (["from": 0], "invalid-request"),
     ])
     func mistakes(body: [String: JSON], code: String) {
-        let error = #expect(throws: Gateway.RequestError.self) { try HistoryRequest(verb: "get", body: body) }
+        let error = #expect(throws: RequestError.self) { try HistoryRequest(verb: "get", body: body) }
         #expect(error?.code == code, "\(body)")
     }
 
     @Test func otherVerbs() {
-        let error = #expect(throws: Gateway.RequestError.self) { try HistoryRequest(verb: "clear", body: ["characteristic": "x"]) }
+        let error = #expect(throws: RequestError.self) { try HistoryRequest(verb: "clear", body: ["characteristic": "x"]) }
         #expect(error?.code == "unknown-request")
     }
 }

@@ -40,7 +40,7 @@ struct ManagementDecisionTests {
         do {
             try body()
             return nil
-        } catch let error as Gateway.RequestError {
+        } catch let error as RequestError {
             return "\(error.code): \(error.message)"
         } catch {
             return "unexpected \(error)"

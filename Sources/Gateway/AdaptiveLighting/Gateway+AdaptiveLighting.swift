@@ -55,29 +55,13 @@ extension Gateway {
             acknowledge(reply, ["ok": true, "value": .string(adaptiveLighting.isOn(service) ? "on" : "off")])
             return
         }
-        guard let on = Self.adaptiveLightingSwitch(command.body) else {
+        guard let on = CommandValue.onOff(command.body) else {
             acknowledge(reply, failure: .invalidValue, "adaptive-lighting takes on or off (or true, false)")
             return
         }
         work.start(on: driver.taskExecutor(for: service.accessoryID)) { [weak self] in
             guard let self else { return }
             await self.switchAdaptiveLighting(bulb, on: on, reply: reply)
-        }
-    }
-
-    /// `on`/`off`/`true`/`false`, bare, quoted or as `{"value": ...}`.
-    static func adaptiveLightingSwitch(_ body: Inbound.Body) -> Bool? {
-        let value: JSON?
-        switch body {
-        case .object(let members): value = members["value"]
-        case .text(let text):
-            let trimmed = text.trimmedOfWhitespace
-            value = (try? JSON.parse(Array(trimmed.utf8))) ?? .string(trimmed)
-        }
-        switch value {
-        case .bool(let flag)?: return flag
-        case .string(let text)?: return ["on": true, "off": false, "true": true, "false": false][text.lowercased()]
-        default: return nil
         }
     }
 
@@ -212,19 +196,6 @@ extension Gateway {
         } catch {
             adaptiveLighting.renewalFailed(bulb.service, now: clock.elapsed)
             logger.warning("Adaptive Lighting of \(name(of: bulb.control)): the new curve was not taken (\(reason)): \(error.message)")
-        }
-    }
-
-    // MARK: Start
-
-    /// The bulbs a person turned Adaptive Lighting on for, as the store keeps them.
-    static func readAdaptiveLighting(_ store: HomeStore?, logger: Logger) -> Set<ServiceReference> {
-        guard let store else { return [] }
-        do {
-            return try store.adaptiveLighting()
-        } catch {
-            logger.error("the Adaptive Lighting bulbs could not be read: \(error)")
-            return []
         }
     }
 }

@@ -74,4 +74,21 @@ enum CommandValue {
             throw StatusError(.invalidValue, "\(characteristic.displayName) takes \(labels.listing), by number or label; got \(text)")
         }
     }
+
+    /// An on/off set (Adaptive Lighting's): `on`/`off`/`true`/`false`, bare, quoted or as
+    /// `{"value": ...}`; nil for anything else.
+    static func onOff(_ body: Inbound.Body) -> Bool? {
+        let value: JSON?
+        switch body {
+        case .object(let members): value = members["value"]
+        case .text(let text):
+            let trimmed = text.trimmedOfWhitespace
+            value = (try? JSON.parse(Array(trimmed.utf8))) ?? .string(trimmed)
+        }
+        switch value {
+        case .bool(let flag)?: return flag
+        case .string(let text)?: return ["on": true, "off": false, "true": true, "false": false][text.lowercased()]
+        default: return nil
+        }
+    }
 }

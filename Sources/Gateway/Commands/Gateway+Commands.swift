@@ -163,7 +163,7 @@ extension Gateway {
         let driver = driver
         let executor = job.items.first.flatMap { driver.taskExecutor(for: $0.reference.accessoryID) }
         work.start(on: executor, for: job.id) { [weak self] in
-            let answer = await Self.answer(to: job, from: driver)
+            let answer = await job.run(on: driver)
             // Abandoned: the machine has let the job go, and a cancelled call's failure is no
             // refusal of the device's.
             guard !Task.isCancelled else { return }
@@ -187,32 +187,6 @@ extension Gateway {
             } else {
                 recordHealth(.failedRead(item.reference.accessoryID, message))
             }
-        }
-    }
-
-    private static func answer(to job: CommandMachine.Job, from driver: any AccessoryDriver) async -> CommandMachine.Answer {
-        if job.items.count > 1 {
-            let writes = job.items.compactMap { item -> (CharacteristicReference, Value)? in
-                if case .write(let value) = item.operation { (item.reference, value) } else { nil }
-            }
-            let written = Dictionary(writes, uniquingKeysWith: { _, last in last })
-            var answer: CommandMachine.Answer = [:]
-            for (reference, result) in await driver.write(writes) {
-                answer[reference] = result.flatMap { written[reference].map { .success($0) } ?? .failure(StatusError(.noSuchResource, "not written")) }
-            }
-            return answer
-        }
-        guard let item = job.items.first else { return [:] }
-        do {
-            switch item.operation {
-            case .write(let value):
-                try await driver.write(value, to: item.reference)
-                return [item.reference: .success(value)]
-            case .read:
-                return [item.reference: .success(try await driver.read(item.reference))]
-            }
-        } catch {
-            return [item.reference: .failure(error)]
         }
     }
 

@@ -44,7 +44,7 @@ extension Gateway {
             "messagesSent": .int(Int64(health.messagesSent)), "reconnects": .int(Int64(max(0, connections - 1))),
             "commandsWaiting": .int(Int64(machine.waitingCount)),
         ]
-        var body: [String: JSON] = ["time": .string(Self.iso(configuration.now())), "mqtt": .object(mqtt),
+        var body: [String: JSON] = ["time": .string(ISODate.text(configuration.now())), "mqtt": .object(mqtt),
                                     "accessories": .object(accessories)]
         let process = configuration.processFigures()
         if let uptime = process.uptimeSeconds { body["uptimeSeconds"] = .double((uptime * 10).rounded() / 10) }

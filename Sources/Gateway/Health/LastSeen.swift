@@ -73,11 +73,11 @@ struct LastSeen: Sendable {
 
     /// `$last-seen`'s payload: ISO 8601, UTC, to the second (`2026-11-28T13:30:05Z`).
     static func payload(_ date: Date) -> [UInt8] {
-        Array(Gateway.iso(date).utf8)
+        Array(ISODate.text(date).utf8)
     }
 
     /// A payload read back (from the broker at a restart); nil when it is no such time.
     static func date(fromPayload payload: [UInt8]) -> Date? {
-        Gateway.date(iso: String(decoding: payload, as: UTF8.self))
+        ISODate.date(String(decoding: payload, as: UTF8.self))
     }
 }

@@ -30,7 +30,7 @@ extension Gateway {
     /// Records a value the engine published for a characteristic, at the current time.
     func recordHistory(_ value: Value, of reference: CharacteristicReference) {
         guard configuration.history != nil else { return }
-        storeWriter.recordHistory(HistoryPoint(characteristic: reference, time: Self.milliseconds(configuration.now()), value: value.jsonText))
+        storeWriter.recordHistory(HistoryPoint(characteristic: reference, time: configuration.now().unixMilliseconds, value: value.jsonText))
     }
 
     /// Records the values of `accessory` that differ from those of `previous` (all of them when
@@ -52,17 +52,13 @@ extension Gateway {
     /// engine's clock; the cutoff is taken from the wall clock (``Configuration/now``).
     func pruneHistoryPeriodically(_ settings: History) async throws {
         while true {
-            let cutoff = Self.milliseconds(configuration.now().addingTimeInterval(-settings.retention.secondsValue))
+            let cutoff = configuration.now().addingTimeInterval(-settings.retention.secondsValue).unixMilliseconds
             storeWriter.write("prune the history") { [logger] store throws(StoreError) in
                 let removed = try store.pruneHistory(olderThan: cutoff, maxPoints: settings.maxPoints)
                 if removed > 0 { logger.debug("history: \(removed) points pruned") }
             }
             try await clock.sleep(until: clock.now.advanced(by: settings.pruneInterval), tolerance: nil)
         }
-    }
-
-    static func milliseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
     }
 
     // MARK: Serving
@@ -74,7 +70,7 @@ extension Gateway {
         guard configuration.history != nil, storeWriter.hasStore else {
             throw RequestError(code: "history-off", message: "this gateway keeps no history (its configuration has history: {enabled: false})")
         }
-        let range = try request.range(now: Self.milliseconds(configuration.now()))
+        let range = try request.range(now: configuration.now().unixMilliseconds)
         let (reference, topic) = try historyCharacteristic(request)
         let found: HistoryRange?
         do {
@@ -88,8 +84,8 @@ extension Gateway {
         return [
             "characteristic": .string(topic), "accessory": .string(reference.accessoryID.rawValue), "iid": .int(reference.iid),
             "from": .int(range.lowerBound), "to": .int(range.upperBound),
-            "points": .array(history.points.map(Self.pair)), "truncated": .bool(history.truncated),
-            "previous": history.previous.map(Self.pair) ?? .null,
+            "points": .array(history.points.map(\.json)), "truncated": .bool(history.truncated),
+            "previous": history.previous.map(\.json) ?? .null,
         ]
     }
 
@@ -101,10 +97,5 @@ extension Gateway {
             throw RequestError.notFound("no characteristic \(target.iid) of accessory \"\(target.accessory)\" has a topic")
         }
         return (CharacteristicReference(accessoryID: AccessoryID(target.accessory), iid: target.iid), topic)
-    }
-
-    /// A point as the answer gives it: `[<unix ms>, <value as published>]`.
-    private static func pair(_ point: HistoryRange.Point) -> JSON {
-        .array([.int(point.time), (try? JSON.parse(point.value)) ?? .string(point.value)])
     }
 }

@@ -33,15 +33,15 @@ struct HistoryRequest: Equatable {
     }
 
     /// Parses `history/<verb>` and its body.
-    /// - Throws: ``Gateway/RequestError``: `unknown-request` for a verb other than `get`,
+    /// - Throws: ``RequestError``: `unknown-request` for a verb other than `get`,
     ///   `invalid-request` for a missing or mistyped field.
     init(verb: String, body: [String: JSON]) throws {
         guard verb == "get" else {
-            throw Gateway.RequestError(code: "unknown-request", message: "unknown request \"history/\(verb)\"; known: get")
+            throw RequestError(code: "unknown-request", message: "unknown request \"history/\(verb)\"; known: get")
         }
         let fields = ManagementBody(body)
         guard body["characteristic"] != nil else {
-            throw Gateway.RequestError.invalid("\"characteristic\" is required: the characteristic's topic (or its iid, with \"accessory\")")
+            throw RequestError.invalid("\"characteristic\" is required: the characteristic's topic (or its iid, with \"accessory\")")
         }
         self.init(characteristic: try fields.target(.characteristic), home: try fields.optionalString("home"),
                   from: try Self.time(body, "from"), to: try Self.time(body, "to"), limit: try Self.limit(body))
@@ -49,12 +49,12 @@ struct HistoryRequest: Equatable {
 
     /// The range to answer for, in Unix milliseconds, at `now`: `to` defaults to now, `from` to
     /// 24 hours before `to`.
-    /// - Throws: ``Gateway/RequestError`` `invalid-request` when `from` is after `to`.
+    /// - Throws: ``RequestError`` `invalid-request` when `from` is after `to`.
     func range(now: Int64) throws -> ClosedRange<Int64> {
         let end = to ?? now
         let start = from ?? max(0, end - Self.defaultSpan)
         guard start <= end else {
-            throw Gateway.RequestError.invalid("\"from\" (\(start)) is after \"to\" (\(end))")
+            throw RequestError.invalid("\"from\" (\(start)) is after \"to\" (\(end))")
         }
         return start...end
     }
@@ -64,19 +64,19 @@ struct HistoryRequest: Equatable {
         guard let value = body[key], value != .null else { return nil }
         let problem = "\"\(key)\" must be Unix milliseconds (a whole number from 0) or an ISO 8601 date with an offset, as 2026-11-21T07:00:00Z"
         if value.isNumber {
-            guard let whole = value.int, (0...latestTime).contains(whole) else { throw Gateway.RequestError.invalid(problem) }
+            guard let whole = value.int, (0...latestTime).contains(whole) else { throw RequestError.invalid(problem) }
             return whole
         }
-        guard let text = value.string, let date = Gateway.date(iso: text) else { throw Gateway.RequestError.invalid(problem) }
+        guard let text = value.string, let date = ISODate.date(text) else { throw RequestError.invalid(problem) }
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
-        guard milliseconds >= 0, milliseconds <= Double(latestTime) else { throw Gateway.RequestError.invalid(problem) }
+        guard milliseconds >= 0, milliseconds <= Double(latestTime) else { throw RequestError.invalid(problem) }
         return Int64(milliseconds)
     }
 
     private static func limit(_ body: [String: JSON]) throws -> Int {
         guard let value = body["limit"], value != .null else { return defaultLimit }
         guard value.isNumber, let whole = value.int, let limit = Int(exactly: whole), (1...largestLimit).contains(limit) else {
-            throw Gateway.RequestError.invalid("\"limit\" must be a whole number from 1 to \(largestLimit)")
+            throw RequestError.invalid("\"limit\" must be a whole number from 1 to \(largestLimit)")
         }
         return limit
     }

@@ -108,7 +108,7 @@ enum LayoutChanges {
             guard previous.fireDate != trigger.fireDate || previous.recurrence != trigger.recurrence || previous.actionSetIDs != trigger.actionSetIDs else { continue }
             events.append(Event(kind: "trigger-updated", fields: [
                 "home": .string(after.name), "trigger": .string(trigger.name),
-                "fireDate": .string(Gateway.iso(trigger.fireDate)), "enabled": .bool(trigger.isEnabled),
+                "fireDate": .string(ISODate.text(trigger.fireDate)), "enabled": .bool(trigger.isEnabled),
                 "recurrence": trigger.recurrence.map { .object(["unit": .string($0.unit.rawValue), "every": .int($0.every)]) } ?? .null,
                 "actionSets": .array(trigger.actionSetIDs.compactMap { id in after.actionSets.first { $0.id == id }.map { JSON.string($0.name) } }),
             ]))

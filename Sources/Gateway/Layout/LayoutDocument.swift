@@ -219,7 +219,7 @@ public struct LayoutDocument {
         home.triggers.map { trigger in
             .object([
                 "id": .string(trigger.id.rawValue), "name": .string(trigger.name),
-                "fireDate": .string(Gateway.iso(trigger.fireDate)), "enabled": .bool(trigger.isEnabled),
+                "fireDate": .string(ISODate.text(trigger.fireDate)), "enabled": .bool(trigger.isEnabled),
                 "actionSets": .array(trigger.actionSetIDs.compactMap { id in home.actionSets.first { $0.id == id }.map { JSON.string($0.name) } }),
                 "recurrence": trigger.recurrence.map { .object(["unit": .string($0.unit.rawValue), "every": .int($0.every)]) } ?? .null,
             ])

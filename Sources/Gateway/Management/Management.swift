@@ -9,8 +9,6 @@ import Wire
 /// topics a request uses, and words the answers. No store, no MQTT, no devices: the ``Gateway``
 /// carries out what it decides (`Gateway+Management.swift`).
 struct Management {
-    typealias RequestError = Gateway.RequestError
-
     /// The homes a request is decided against.
     let homes: [Home]
     /// Their topics, for services and characteristics named by topic.
@@ -41,7 +39,7 @@ struct Management {
     }
 
     /// Applies `change` to a copy of the homes. Nothing changes when it throws.
-    /// - Throws: ``Gateway/RequestError`` with HomeKit's rule that refused it (`name-in-use`,
+    /// - Throws: ``RequestError`` with HomeKit's rule that refused it (`name-in-use`,
     ///   `not-found`, `not-allowed`, ...).
     func apply(_ change: ManagementRequest.LayoutChange, home: String?) throws -> Outcome {
         var editor = HomeEditor(homes: homes)

@@ -11,32 +11,32 @@ struct ManagementBody {
     }
 
     func string(_ key: String) throws -> String {
-        guard let value = raw[key]?.string, !value.isEmpty else { throw Gateway.RequestError.invalid("\"\(key)\" is required (a string)") }
+        guard let value = raw[key]?.string, !value.isEmpty else { throw RequestError.invalid("\"\(key)\" is required (a string)") }
         return value
     }
 
     func optionalString(_ key: String) throws -> String? {
         guard let value = raw[key], value != .null else { return nil }
-        guard let text = value.string, !text.isEmpty else { throw Gateway.RequestError.invalid("\"\(key)\" must be a string") }
+        guard let text = value.string, !text.isEmpty else { throw RequestError.invalid("\"\(key)\" must be a string") }
         return text
     }
 
     func int(_ key: String) throws -> Int {
         guard let number = raw[key], number.isNumber, let whole = number.int, let value = Int(exactly: whole) else {
-            throw Gateway.RequestError.invalid("\"\(key)\" is required (a whole number)")
+            throw RequestError.invalid("\"\(key)\" is required (a whole number)")
         }
         return value
     }
 
     func bool(_ key: String, default fallback: Bool) throws -> Bool {
         guard let value = raw[key], value != .null else { return fallback }
-        guard case .bool(let flag) = value else { throw Gateway.RequestError.invalid("\"\(key)\" must be true or false") }
+        guard case .bool(let flag) = value else { throw RequestError.invalid("\"\(key)\" must be true or false") }
         return flag
     }
 
     func strings(_ key: String) throws -> [String] {
         guard let value = raw[key], value != .null else { return [] }
-        guard let list = value.array?.compactMap(\.string), list.count == value.array?.count else { throw Gateway.RequestError.invalid("\"\(key)\" must be a list of names") }
+        guard let list = value.array?.compactMap(\.string), list.count == value.array?.count else { throw RequestError.invalid("\"\(key)\" must be a list of names") }
         return list
     }
 
@@ -50,8 +50,8 @@ struct ManagementBody {
     /// An ISO 8601 date with an offset (`2026-11-21T07:00:00+01:00`, fractions allowed).
     func date(_ key: String) throws -> Date {
         let text = try string(key)
-        guard let date = Gateway.date(iso: text) else {
-            throw Gateway.RequestError.invalid("\"\(key)\" must be an ISO 8601 date with an offset, as 2026-11-21T07:00:00+01:00")
+        guard let date = ISODate.date(text) else {
+            throw RequestError.invalid("\"\(key)\" must be an ISO 8601 date with an offset, as 2026-11-21T07:00:00+01:00")
         }
         return date
     }
@@ -61,9 +61,9 @@ struct ManagementBody {
         guard let value = raw["recurrence"], value != .null else { return nil }
         guard let object = value.object, let unitName = object["unit"]?.string,
               let unit = TimerTrigger.Recurrence.Unit(rawValue: unitName) else {
-            throw Gateway.RequestError.invalid("\"recurrence\" must be null or {\"unit\": \"minute\" | \"hour\" | \"day\" | \"week\", \"every\": N}")
+            throw RequestError.invalid("\"recurrence\" must be null or {\"unit\": \"minute\" | \"hour\" | \"day\" | \"week\", \"every\": N}")
         }
-        guard let every = object["every"]?.int.flatMap({ Int(exactly: $0) }), object["every"]?.isNumber == true, every >= 1 else { throw Gateway.RequestError.invalid("\"recurrence.every\" must be a whole number of at least 1") }
+        guard let every = object["every"]?.int.flatMap({ Int(exactly: $0) }), object["every"]?.isNumber == true, every >= 1 else { throw RequestError.invalid("\"recurrence.every\" must be a whole number of at least 1") }
         return TimerTrigger.Recurrence(unit: unit, every: every)
     }
 }

@@ -55,7 +55,7 @@ enum ManagementRequest: Equatable {
         private static func side(_ fields: ManagementBody, _ key: String, default fallback: Int) throws -> Int {
             guard let value = fields.raw[key], value != .null else { return fallback }
             guard value.isNumber, let whole = value.int, let side = Int(exactly: whole), (1...largestSide).contains(side) else {
-                throw Gateway.RequestError.invalid("\"\(key)\" must be a whole number of pixels from 1 to \(largestSide)")
+                throw RequestError.invalid("\"\(key)\" must be a whole number of pixels from 1 to \(largestSide)")
             }
             return side
         }
@@ -151,7 +151,7 @@ enum ManagementRequest: Equatable {
 
 extension ManagementRequest {
     /// Parses `<object>/<verb>` and its body.
-    /// - Throws: ``Gateway/RequestError``: `unknown-request`, or `invalid-request` for a missing
+    /// - Throws: ``RequestError``: `unknown-request`, or `invalid-request` for a missing
     ///   or mistyped field.
     init(object: String, verb: String, body: [String: JSON]) throws {
         let fields = ManagementBody(body)
@@ -170,14 +170,14 @@ extension ManagementRequest {
         case "browser" where verb == "start" || verb == "stop":
             self = .browse(verb == "start")
         case "browser":
-            throw Gateway.RequestError(code: "unknown-request", message: "unknown request \"browser/\(verb)\"; known: start, stop")
+            throw RequestError(code: "unknown-request", message: "unknown request \"browser/\(verb)\"; known: start, stop")
         default:
             throw Self.unknown(object, verb)
         }
     }
 
-    private static func unknown(_ object: String, _ verb: String) -> Gateway.RequestError {
-        Gateway.RequestError(code: "unknown-request", message: "unknown request \"\(object)/\(verb)\"")
+    private static func unknown(_ object: String, _ verb: String) -> RequestError {
+        RequestError(code: "unknown-request", message: "unknown request \"\(object)/\(verb)\"")
     }
 
     private static func homeChange(_ verb: String, _ fields: ManagementBody) throws -> LayoutChange {
@@ -216,7 +216,7 @@ extension ManagementRequest {
         case "snapshot": .snapshot(try Snapshot(fields, home: home))
         case "options": .options(accessory: try fields.string("accessory"), set: try options(fields), home: home)
         default:
-            throw Gateway.RequestError(code: "unknown-request",
+            throw RequestError(code: "unknown-request",
                                        message: "unknown request \"accessory/\(verb)\"; known: assign-room, rename, remove, identify, pair, unpair, pairings, snapshot, options")
         }
     }
@@ -227,7 +227,7 @@ extension ManagementRequest {
         do throws(JSONOptionsSource.Failure) {
             return try AccessoryOptions(reading: JSONOptionsSource(json, keyPath: "options"))
         } catch {
-            throw Gateway.RequestError.invalid("\(error)")
+            throw RequestError.invalid("\(error)")
         }
     }
 
@@ -253,7 +253,7 @@ extension ManagementRequest {
     }
 
     private static func addAction(_ fields: ManagementBody) throws -> LayoutChange {
-        guard let value = fields.raw["value"], value != .null else { throw Gateway.RequestError.invalid("\"value\" is required") }
+        guard let value = fields.raw["value"], value != .null else { throw RequestError.invalid("\"value\" is required") }
         return .addAction(actionSet: try fields.string("actionSet"), try fields.target(.characteristic), value: value)
     }
 }
@@ -275,10 +275,10 @@ extension ManagementRequest.Pairing {
         } else {
             let host = try fields.string("host")
             let port = try fields.int("port")
-            guard (1...65535).contains(port) else { throw Gateway.RequestError.invalid("\"port\" must be 1 to 65535") }
+            guard (1...65535).contains(port) else { throw RequestError.invalid("\"port\" must be 1 to 65535") }
             let transport = try fields.optionalString("transport") ?? "ip"
             guard ["ip", "coap"].contains(transport) else {
-                throw Gateway.RequestError.invalid("\"transport\" must be \"ip\", \"coap\" or \"matter\", not \"\(transport)\"")
+                throw RequestError.invalid("\"transport\" must be \"ip\", \"coap\" or \"matter\", not \"\(transport)\"")
             }
             address = .host(host, port: port, transport: transport)
         }

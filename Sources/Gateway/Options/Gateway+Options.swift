@@ -88,21 +88,6 @@ extension Gateway {
         republishAfterLayoutChange()
     }
 
-    // MARK: Start
-
-    /// The options the store holds; what cannot be read is named in the log and left out.
-    static func readStoredOptions(_ store: HomeStore?, logger: Logger) -> [AccessoryID: AccessoryOptions] {
-        guard let store else { return [:] }
-        do {
-            let (options, damaged) = try store.accessoryOptions()
-            for entry in damaged { logger.error("stored accessory options left out (set them again with $request/accessory/options): \(entry)") }
-            return options
-        } catch {
-            logger.error("the stored accessory options could not be read: \(error)")
-            return [:]
-        }
-    }
-
     /// Says in the log which options name nothing: an accessory the home does not have, a path
     /// its accessory does not have (a typo, a service renamed since).
     func warnAboutOptionsNamingNothing() {

@@ -10,23 +10,6 @@ import Wire
 /// answered on `<base>/$response/<object>/<verb>` and on the request's Response Topic, echoing
 /// `transaction` and the Correlation Data; anything else is answered `unknown-request`.
 extension Gateway {
-    /// A request's failure: its code (`not-found`, `invalid-request`, ...) and message.
-    struct RequestError: Error {
-        let code: String
-        let message: String
-        /// The device's HAP status, for `device-error` and `timeout`.
-        var status: HAPStatus?
-
-        init(code: String, message: String, status: HAPStatus? = nil) {
-            self.code = code
-            self.message = message
-            self.status = status
-        }
-
-        static func invalid(_ message: String) -> RequestError { RequestError(code: "invalid-request", message: message) }
-        static func notFound(_ message: String) -> RequestError { RequestError(code: "not-found", message: message) }
-    }
-
     /// Parses a request, answers what needs no device at once (`gateway/statistics`, a request
     /// that does not parse), and runs the rest as device work: it may wait for devices and
     /// answers when done.
@@ -37,14 +20,14 @@ extension Gateway {
             return
         }
         if request.object == "simulator", simulator == nil {
-            respond(self, Self.failure(GatewayRequest.unknown(request.path)))
+            respond(self, RequestError.answer(for: GatewayRequest.unknown(request.path)))
             return
         }
         let parsed: GatewayRequest
         do {
             parsed = try GatewayRequest(object: request.object, verb: request.verb, body: body)
         } catch {
-            respond(self, Self.failure(error))
+            respond(self, RequestError.answer(for: error))
             return
         }
         switch parsed {
@@ -92,14 +75,6 @@ extension Gateway {
         }
     }
 
-    /// A request's failure as its answer: its wire code, message and the device's status.
-    private static func failure(_ error: any Error) -> [String: JSON] {
-        guard let error = error as? RequestError else { return ["ok": false, "error": "invalid-request", "message": .string("\(error)")] }
-        var answer: [String: JSON] = ["ok": false, "error": .string(error.code), "message": .string(error.message)]
-        if let status = error.status { answer["status"] = .int(status.rawValue) }
-        return answer
-    }
-
     /// Runs a request and answers it: `{"ok": true, "data": ...}` (once what it changed is
     /// stored) or its error.
     private func answer(with request: @Sendable (isolated Gateway) async throws -> [String: JSON],
@@ -118,7 +93,7 @@ extension Gateway {
             }
             respond(self, ["ok": true, "data": .object(data)])
         } catch {
-            respond(self, Self.failure(error))
+            respond(self, RequestError.answer(for: error))
         }
     }
 }

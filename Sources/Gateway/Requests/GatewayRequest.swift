@@ -15,7 +15,7 @@ enum GatewayRequest: Equatable {
     case simulator(SimulatorRequest)
 
     /// Parses a request's object, verb and body.
-    /// - Throws: ``Gateway/RequestError``: `unknown-request` for an object or verb the gateway
+    /// - Throws: ``RequestError``: `unknown-request` for an object or verb the gateway
     ///   does not know, `invalid-request` for a missing or mistyped field.
     init(object: String, verb: String, body: [String: JSON]) throws {
         guard !verb.isEmpty else { throw Self.unknown("\(object)") }
@@ -33,7 +33,7 @@ enum GatewayRequest: Equatable {
         }
     }
 
-    static func unknown(_ path: String) -> Gateway.RequestError {
-        Gateway.RequestError(code: "unknown-request", message: "unknown request \"\(path)\"")
+    static func unknown(_ path: String) -> RequestError {
+        RequestError(code: "unknown-request", message: "unknown request \"\(path)\"")
     }
 }

@@ -22,25 +22,25 @@ enum SimulatorRequest: Equatable {
 
     static let verbs = ["update", "reachability", "behaviour", "flood"]
 
-    /// - Throws: ``Gateway/RequestError``: `unknown-request`, `invalid-request`.
+    /// - Throws: ``RequestError``: `unknown-request`, `invalid-request`.
     init(verb: String, body: [String: JSON]) throws {
         let fields = ManagementBody(body)
         switch verb {
         case "update":
-            guard let value = body["value"] else { throw Gateway.RequestError.invalid("\"value\" is required") }
+            guard let value = body["value"] else { throw RequestError.invalid("\"value\" is required") }
             self = .update(try Self.characteristic(fields, body), value: value)
         case "reachability":
-            guard case .bool(let reachable)? = body["reachable"] else { throw Gateway.RequestError.invalid("\"reachable\" must be true or false") }
+            guard case .bool(let reachable)? = body["reachable"] else { throw RequestError.invalid("\"reachable\" must be true or false") }
             self = .reachability(accessory: try fields.string("accessory"), reachable: reachable)
         case "flood":
             guard let count = body["count"]?.int.flatMap({ Int(exactly: $0) }), (1...10_000_000).contains(count) else {
-                throw Gateway.RequestError.invalid("\"count\" must be a whole number from 1 to 10000000")
+                throw RequestError.invalid("\"count\" must be a whole number from 1 to 10000000")
             }
             self = .flood(try Self.characteristic(fields, body), count: count)
         case "behaviour":
             self = .behaviour(accessory: try fields.string("accessory"), latency: try Self.latency(body), failure: try Self.failure(body))
         default:
-            throw Gateway.RequestError(code: "unknown-request", message: "unknown simulator request \"\(verb)\"; known: \(Self.verbs.joined(separator: ", "))")
+            throw RequestError(code: "unknown-request", message: "unknown simulator request \"\(verb)\"; known: \(Self.verbs.joined(separator: ", "))")
         }
     }
 
@@ -61,7 +61,7 @@ enum SimulatorRequest: Equatable {
 
     private static func latency(_ body: [String: JSON]) throws -> Duration? {
         guard let milliseconds = body["latency_ms"] else { return nil }
-        guard let number = milliseconds.double, number >= 0 else { throw Gateway.RequestError.invalid("\"latency_ms\" must be a number of milliseconds") }
+        guard let number = milliseconds.double, number >= 0 else { throw RequestError.invalid("\"latency_ms\" must be a number of milliseconds") }
         return .milliseconds(Int64(number))
     }
 
@@ -69,7 +69,7 @@ enum SimulatorRequest: Equatable {
         guard let status = body["fail_status"] else { return .unchanged }
         if status == .null { return .clear }
         guard let code = status.int, let hap = HAPStatus(rawValue: Int(code)), hap != .success else {
-            throw Gateway.RequestError.invalid("\"fail_status\" must be a HAP status from -70401 to -70412, or null")
+            throw RequestError.invalid("\"fail_status\" must be a HAP status from -70401 to -70412, or null")
         }
         return .fail(hap)
     }
