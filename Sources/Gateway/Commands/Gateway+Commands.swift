@@ -238,9 +238,9 @@ extension Gateway {
         case .failed(let error):
             acknowledge(reply, failure: error.status, error.message)
         case .timedOut(.write):
-            acknowledge(reply, failure: .timedOut, "\(name(of: result.item.reference)) did not confirm the write within \(seconds(configuration.writeTimeout))")
+            acknowledge(reply, failure: .timedOut, "\(name(of: result.item.reference)) did not confirm the write within \(configuration.writeTimeout.inSeconds)")
         case .timedOut(.read):
-            acknowledge(reply, failure: .timedOut, "\(name(of: result.item.reference)) did not answer the read within \(seconds(configuration.writeTimeout))")
+            acknowledge(reply, failure: .timedOut, "\(name(of: result.item.reference)) did not answer the read within \(configuration.writeTimeout.inSeconds)")
         }
     }
 
@@ -284,18 +284,8 @@ extension Gateway {
             return .object([
                 "accessory": .string(reference.accessoryID.rawValue), "iid": .int(reference.iid), "topic": .string(topic),
                 "ok": .bool(result.outcome.status == .success), "status": .int(result.outcome.status.rawValue),
-                "message": .string(message(of: result)),
+                "message": .string(result.outcome.failureMessage),
             ])
-        }
-    }
-
-    /// The failure's message, nil for a success.
-    private func message(of result: CommandMachine.Result) -> String? {
-        switch result.outcome {
-        case .written, .read: nil
-        case .failed(let error): error.message
-        case .timedOut(.write): "the device did not confirm the write in time"
-        case .timedOut(.read): "the device did not answer the read in time"
         }
     }
 
@@ -331,10 +321,5 @@ extension Gateway {
             return reference.description
         }
         return "\(accessory.name) (\(characteristic.displayName))"
-    }
-
-    func seconds(_ duration: Duration) -> String {
-        let value = duration.secondsValue
-        return value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
     }
 }

@@ -81,3 +81,23 @@ struct Reply: Sendable {
         return tenths % 10 == 0 ? String(tenths / 10) : "\(tenths / 10).\(tenths % 10)"
     }
 }
+
+extension CommandMachine.Outcome {
+    /// The failure's message as an aggregated acknowledgement lists it; nil for a success.
+    var failureMessage: String? {
+        switch self {
+        case .written, .read: nil
+        case .failed(let error): error.message
+        case .timedOut(.write): "the device did not confirm the write in time"
+        case .timedOut(.read): "the device did not answer the read in time"
+        }
+    }
+}
+
+extension Duration {
+    /// The duration as an acknowledgement says it: `5 s`, `2.5 s`.
+    var inSeconds: String {
+        let value = secondsValue
+        return value == value.rounded() ? "\(Int(value)) s" : "\(value) s"
+    }
+}
