@@ -126,7 +126,8 @@ public actor Gateway {
     let storeWriter: StoreWriter
     /// Whether the engine's subscriptions are in place (``waitUntilSubscribed()``).
     private var isSubscribed = false
-    private var subscriptionWaiters: [UUID: CheckedContinuation<Void, Never>] = [:]
+    /// Rung once, when the subscriptions are in place (``waitUntilSubscribed()``).
+    private let subscribed = Alarm()
     let logger: Logger
     let base: String
 
@@ -242,7 +243,8 @@ public actor Gateway {
             if !connected { noteConnection() }
             beginSync()
         }
-        markSubscribed()
+        isSubscribed = true
+        subscribed.ring()
         if configuration.history == nil { storeWriter.write("delete the history (history is off)") { store throws(StoreError) in try store.deleteHistory() } }
         defer { storeWriter.drain() } // what was asked to be stored is stored, even on the way out
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -280,26 +282,8 @@ public actor Gateway {
     /// broker reaches it, so `<base>/$state` = `online` waits for this (a command sent on seeing
     /// `online` at the first start would otherwise find no subscription and be lost).
     /// Cancelling the waiting task ends the wait too.
-    public func waitUntilSubscribed() async {
-        guard !isSubscribed else { return }
-        let id = UUID()
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                if isSubscribed || Task.isCancelled { continuation.resume() } else { subscriptionWaiters[id] = continuation }
-            }
-        } onCancel: {
-            Task { await self.endWait(id) }
-        }
-    }
-
-    private func endWait(_ id: UUID) {
-        subscriptionWaiters.removeValue(forKey: id)?.resume()
-    }
-
-    private func markSubscribed() {
-        isSubscribed = true
-        for waiter in subscriptionWaiters.values { waiter.resume() }
-        subscriptionWaiters.removeAll()
+    public nonisolated func waitUntilSubscribed() async {
+        await subscribed.wait(unlessRungAfter: Alarm.initialGeneration)
     }
 
     /// Writes `write` to the store once the first synchronisation was handed to the broker (the

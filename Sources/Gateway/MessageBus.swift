@@ -8,7 +8,7 @@ public protocol MessageBus: Sendable {
     /// Subscribes; the subscriptions are kept across reconnects.
     nonisolated(nonsending) func subscribe(_ subscriptions: [Subscription]) async throws
     /// Hands every received message and connection change, in order, to `consumer` on
-    /// ``executor`` (nil: stop); a connection already up is not reported.
+    /// ``executor`` (nil: stop); a connection already up is reported first, before its messages.
     func deliver(to consumer: Client.Consumer?)
     /// Whether the broker has accepted the current connection.
     var isConnected: Bool { get }
