@@ -94,7 +94,7 @@ struct TriggerTests {
                 if let latest = await gateway.triggerAlarm.latestSleep, latest >= generation, clock.sleeperCount >= 1 { return }
                 try? await Task.sleep(for: .milliseconds(1))
             }
-            Issue.record("the trigger scheduler did not go to sleep within 10 s")
+            Issue.record("the trigger scheduler did not go to sleep within \(HangGuard.standard)")
         }
 
         /// The `$events` of kind `kind`, decoded, once there are at least `count`.
