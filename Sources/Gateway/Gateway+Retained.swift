@@ -72,10 +72,10 @@ extension Gateway {
     /// browser's entries. Each topic comes once; payloads are made one at a time, never all held.
     func forEachRetained(_ body: (String, [UInt8]) -> Void) {
         let payloads = payloads
-        for (topic, payload) in LayoutDocument(base: base, map: map, options: policy.options).messages(for: homes) { body(topic, payload) }
+        for (topic, payload) in LayoutDocument(base: base, map: tree.map, options: policy.options).messages(for: tree.homes) { body(topic, payload) }
         // Characteristics of one kind share a definition and so a `$meta`: made once, shared.
         var metaPayloads: [ObjectIdentifier: [UInt8]] = [:]
-        for home in homes {
+        for home in tree.homes {
             let index = HomeIndex(home)
             for accessory in home.accessories {
                 forEachRetained(of: accessory, in: home, index: index, payloads: payloads, metaPayloads: &metaPayloads, body)
@@ -89,7 +89,7 @@ extension Gateway {
     /// the page instead (``withhold(_:_:)``).
     private func forEachRetained(of accessory: Accessory, in home: Home, index: HomeIndex, payloads: TreePayloads, metaPayloads: inout [ObjectIdentifier: [UInt8]],
                                  _ body: (String, [UInt8]) -> Void) {
-        guard let topic = map.topic(of: .accessory(home.id, accessory.id)) else { return }
+        guard let topic = tree.map.topic(of: .accessory(home.id, accessory.id)) else { return }
         let disabled = policy.isDisabled(accessory.id)
         func emit(_ topic: String, _ payload: [UInt8], withheld: Bool = false) {
             if disabled || withheld { withhold(topic, payload) } else { body(topic, payload) }
@@ -116,7 +116,7 @@ extension Gateway {
             }
             for characteristic in service.characteristics {
                 let reference = CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid)
-                guard let valueTopic = map.topic(of: .characteristic(home.id, reference)) else { continue }
+                guard let valueTopic = tree.map.topic(of: .characteristic(home.id, reference)) else { continue }
                 let rule = policy.rule(reference)
                 if configuration.characteristicMeta {
                     let key = ObjectIdentifier(characteristic.definition)
@@ -136,7 +136,7 @@ extension Gateway {
 
     /// The payloads the tree's retained topics carry, from the tree and the options as they are now.
     var payloads: TreePayloads {
-        TreePayloads(base: base, map: map, policy: policy, homeAssistantPrefix: configuration.homeAssistantPrefix)
+        TreePayloads(base: base, map: tree.map, policy: policy, homeAssistantPrefix: configuration.homeAssistantPrefix)
     }
 
     /// Everything the gateway asserts, retained, in order (``forEachRetained(_:)`` collected).
@@ -150,7 +150,7 @@ extension Gateway {
     func republishDiscovery() {
         guard configuration.homeAssistantPrefix != nil else { return }
         let payloads = payloads
-        for home in homes {
+        for home in tree.homes {
             let index = HomeIndex(home)
             for accessory in home.accessories {
                 guard let (topic, payload) = payloads.discoveryConfig(accessory, in: home, index: index) else { continue }
@@ -167,7 +167,7 @@ extension Gateway {
     /// no topic.
     @discardableResult
     func publishValue(_ value: Value, of characteristic: Characteristic, reference: CharacteristicReference, home: HomeID) -> Bool {
-        guard let topic = map.topic(of: .characteristic(home, reference)) else { return false } // hidden: no topic
+        guard let topic = tree.map.topic(of: .characteristic(home, reference)) else { return false } // hidden: no topic
         let rule = policy.rule(reference)
         if policy.isDisabled(reference.accessoryID) || rule.excluded {
             withholdValue(value, of: characteristic, topic: topic)
@@ -199,7 +199,7 @@ extension Gateway {
         }
         // The service's own topics that carry this value: its colour, its object.
         let isColour = configuration.output.perCharacteristic && (characteristic.type == "hue" || characteristic.type == "saturation")
-        guard isColour || configuration.output.perService, let (accessory, service) = serviceOf(reference) else { return }
+        guard isColour || configuration.output.perService, let (accessory, service) = tree.service(of: reference) else { return }
         let payloads = payloads
         if isColour, let (colorTopic, colorPayload) = payloads.color(of: service, of: accessory, home: home) {
             if payloads.isExcluded(service, of: accessory, types: ["hue", "saturation"]) { withhold(colorTopic, colorPayload) } else { assertRetained(colorTopic, colorPayload) }
@@ -209,13 +209,8 @@ extension Gateway {
         }
     }
 
-    private func serviceOf(_ reference: CharacteristicReference) -> (Accessory, Service)? {
-        guard let (_, accessory) = accessory(reference.accessoryID), let (service, _) = accessory.characteristic(reference.iid) else { return nil }
-        return (accessory, service)
-    }
-
     func publishReachability(of accessory: Accessory, home: HomeID) {
-        guard let topic = map.topic(of: .accessory(home, accessory.id)) else { return }
+        guard let topic = tree.map.topic(of: .accessory(home, accessory.id)) else { return }
         let reachable = Array((accessory.isReachable ? "true" : "false").utf8)
         if policy.isDisabled(accessory.id) {
             withhold(TopicGrammar.topic(topic, .reachable), reachable)

@@ -12,7 +12,7 @@ extension Gateway {
     /// - Throws: ``RequestError``: `not-found`, `not-allowed` (not a camera), `device-error` or
     ///   `timeout` (with the device's status).
     func snapshot(of id: AccessoryID, width: Int, height: Int) async throws -> [String: JSON] {
-        guard let (home, accessory) = accessory(id) else { throw RequestError.notFound("no accessory \(id)") }
+        guard let (home, accessory) = tree.accessory(id) else { throw RequestError.notFound("no accessory \(id)") }
         guard accessory.isCamera else {
             throw RequestError(code: "not-allowed", message: "\(accessory.name) is not a camera (it has no Camera RTP Stream Management service)")
         }
@@ -31,7 +31,7 @@ extension Gateway {
 
     /// `<accessory topic>/$snapshot`.
     func snapshotTopic(of accessory: Accessory, in home: Home) -> String? {
-        map.topic(of: .accessory(home.id, accessory.id)).map { TopicGrammar.topic($0, .snapshot) }
+        tree.map.topic(of: .accessory(home.id, accessory.id)).map { TopicGrammar.topic($0, .snapshot) }
     }
 
     /// Every ``Configuration/snapshotInterval``, a snapshot of every reachable camera at the
@@ -41,7 +41,7 @@ extension Gateway {
     func refreshSnapshots() async throws {
         while true {
             try await Task.sleep(for: configuration.snapshotInterval)
-            let cameras = homes.flatMap(\.accessories).filter { $0.isCamera && $0.isReachable }.map(\.id)
+            let cameras = tree.homes.flatMap(\.accessories).filter { $0.isCamera && $0.isReachable }.map(\.id)
             for id in cameras {
                 work.start { [weak self] in
                     guard let self else { return }

@@ -86,8 +86,8 @@ extension Gateway {
         var seen: [TriggerKey: WatchedTrigger] = [:]
         var changed = false
         var fires: [(home: HomeID, trigger: TimerTrigger, fire: TriggerSchedule.Fire)] = []
-        for homeIndex in homes.indices {
-            let home = homes[homeIndex]
+        for homeIndex in tree.homes.indices {
+            let home = tree.homes[homeIndex]
             for (index, original) in home.triggers.enumerated() {
                 var trigger = original
                 let key = TriggerKey(home: home.id, trigger: trigger.id)
@@ -112,7 +112,7 @@ extension Gateway {
                     announceMissed(trigger, in: home, skip)
                     consider(skip.next)
                 }
-                if trigger != original { homes[homeIndex].triggers[index] = trigger }
+                if trigger != original { tree.homes[homeIndex].triggers[index] = trigger }
             }
         }
         if changed { layoutDidChange(saving: true) }
@@ -137,7 +137,7 @@ extension Gateway {
     /// results.
     private func fire(_ trigger: TimerTrigger, inHome homeID: HomeID, _ fire: TriggerSchedule.Fire) async {
         await storeWriter.flush() // the fire is stored before its action sets run: never repeated
-        let homeName = homes.first { $0.id == homeID }?.name ?? homeID.rawValue
+        let homeName = tree.homes.first { $0.id == homeID }?.name ?? homeID.rawValue
         logger.info("""
             trigger "\(trigger.name)" in "\(homeName)" fires for \(ISODate.text(fire.occurrence))\
             \(fire.isLate ? ", \(fire.lateness.toTheMillisecond) s late" : "")

@@ -131,13 +131,11 @@ public actor Gateway {
     let logger: Logger
     let base: String
 
-    /// The tree, with the devices' structure, values and reachability.
-    var homes: [Home]
+    /// The homes, with the devices' structure, values and reachability, their topics and where
+    /// each accessory is (``HomeTree``).
+    var tree: HomeTree
     /// The layout as last stored (so an unchanged layout is not written again).
     var savedLayout: LayoutDigest?
-    var map: TopicMap
-    /// Where each accessory is: home index and accessory index, for O(1) look-ups.
-    var locations: [AccessoryID: (home: Int, accessory: Int)] = [:]
     /// What the gateway asserts, retained, the ledger of it and the synchronisation with the
     /// broker (``RetainedMachine``; its actions are carried out in `Gateway+Retained.swift`).
     var retained: RetainedMachine
@@ -208,11 +206,9 @@ public actor Gateway {
         self.storeWriter = StoreWriter(store: store, logger: logger, historyLimit: configuration.history?.maxPoints ?? 0)
         self.logger = logger
         self.base = configuration.baseTopic.string
-        self.homes = homes
         // The topics are laid out once the devices' structure is known (``adoptDeviceStructure()``).
-        self.map = TopicMap(base: configuration.baseTopic.string, homes: [])
+        self.tree = HomeTree(base: configuration.baseTopic.string, homes: homes)
         self.retained = RetainedMachine(base: configuration.baseTopic.string, ledger: (try? store?.retainedTopics()) ?? [])
-        self.locations = homes.accessoryLocations
         self.storedOptions = StoredAtStart.options(store, logger: logger)
         self.adaptiveLighting = AdaptiveLightingSchedule(wanted: StoredAtStart.adaptiveLighting(store, logger: logger))
     }
@@ -225,7 +221,7 @@ public actor Gateway {
         try await adoptDeviceStructure()
         logger.debug("start: devices' structure adopted after \(started.duration(to: .now)), \(Self.residentMemory)")
         // The bulbs a person left Adaptive Lighting on for get a new day's curve.
-        for id in Set(adaptiveLighting.wanted.map(\.accessoryID)) where accessory(id)?.accessory.isReachable == true { resumeAdaptiveLighting(of: id) }
+        for id in Set(adaptiveLighting.wanted.map(\.accessoryID)) where tree.accessory(id)?.accessory.isReachable == true { resumeAdaptiveLighting(of: id) }
         // Each message and connection change is handled on the MQTT client's network thread as
         // it happens: the engine runs there, so it takes them synchronously, in order (a
         // connection before its messages), and nothing waits in between.
@@ -343,30 +339,30 @@ public actor Gateway {
     func adoptDeviceStructure() async throws {
         let devices = try await driver.accessories()
         let byID = Dictionary(devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        let before = Dictionary(homes.flatMap(\.accessories).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        for homeIndex in homes.indices {
-            for index in homes[homeIndex].accessories.indices {
-                let id = homes[homeIndex].accessories[index].id
+        let before = Dictionary(tree.homes.flatMap(\.accessories).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for homeIndex in tree.homes.indices {
+            for index in tree.homes[homeIndex].accessories.indices {
+                let id = tree.homes[homeIndex].accessories[index].id
                 if let device = byID[id] {
-                    homes[homeIndex].accessories[index].services = device.services
-                    homes[homeIndex].accessories[index].isReachable = device.isReachable
-                    homes[homeIndex].accessories[index].bridgeID = device.bridgeID
+                    tree.homes[homeIndex].accessories[index].services = device.services
+                    tree.homes[homeIndex].accessories[index].isReachable = device.isReachable
+                    tree.homes[homeIndex].accessories[index].bridgeID = device.bridgeID
                 } else {
-                    homes[homeIndex].accessories[index].isReachable = false
+                    tree.homes[homeIndex].accessories[index].isReachable = false
                 }
             }
         }
         // A device's accessories the home does not have yet (a new pairing) are placed; the
         // first synchronisation publishes them. A simulated accessory the home does not have was
         // removed over MQTT and stays removed.
-        let known = Set(locations.keys)
+        let known = Set(tree.locations.keys)
         for device in devices where !known.contains(device.id) && driver.placement(of: device.id) != nil { place(device) }
         reindex()
         warnAboutOptionsNamingNothing()
         for device in devices where device.isReachable { heard(from: device.id) }
         // The history gets the values that differ from those the store last knew.
         for device in devices {
-            guard let (home, accessory) = accessory(device.id) else { continue }
+            guard let (home, accessory) = tree.accessory(device.id) else { continue }
             recordChangedValues(of: accessory, comparedWith: before[device.id], home: home.id)
         }
         layoutDidChange(saving: true)
@@ -374,9 +370,8 @@ public actor Gateway {
 
     /// Rebuilds the topic map and the accessory index after the layout changed.
     func reindex() {
-        map = TopicMap(base: base, homes: homes)
-        locations = homes.accessoryLocations
-        policy = PublishPolicy(table: configuration.options, stored: storedOptions, homes: homes, map: map)
+        tree.reindex()
+        policy = PublishPolicy(table: configuration.options, stored: storedOptions, homes: tree.homes, map: tree.map)
         recordAccessoryCounts()
     }
 
@@ -384,27 +379,15 @@ public actor Gateway {
     func recordAccessoryCounts() {
         var count = 0
         var reachable = 0
-        for home in homes {
+        for home in tree.homes {
             count += home.accessories.count
             reachable += home.accessories.reduce(0) { $0 + ($1.isReachable ? 1 : 0) }
         }
         metrics.recordAccessories(count, reachable: reachable)
     }
 
-    /// The accessory with `id`, and its home.
-    func accessory(_ id: AccessoryID) -> (home: Home, accessory: Accessory)? {
-        guard let location = locations[id] else { return nil }
-        return (homes[location.home], homes[location.home].accessories[location.accessory])
-    }
-
     /// Whether the broker connection is up.
     public var isConnectedToBroker: Bool { connected }
-
-    /// The characteristic `reference` names, read in place (``accessory(_:)`` copies the home).
-    func characteristic(_ reference: CharacteristicReference) -> Characteristic? {
-        guard let location = locations[reference.accessoryID] else { return nil }
-        return homes[location.home].accessories[location.accessory].characteristic(reference.iid)?.characteristic
-    }
 
     /// Hands a message to the broker in order; a failure is logged (the next sync repairs it).
     func send(_ topic: TopicName, _ payload: [UInt8], retain: Bool, qos: QoS = .atLeastOnce, properties: Message.Properties = .init()) {

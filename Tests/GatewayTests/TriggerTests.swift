@@ -115,7 +115,7 @@ struct TriggerTests {
         }
 
         func triggers() async -> [TimerTrigger] {
-            await gateway.homes[0].triggers
+            await gateway.tree.homes[0].triggers
         }
 
         func value(_ type: String) async throws -> Value {
@@ -330,7 +330,7 @@ struct TriggerTests {
 
         let recorded = await harness.triggers()
         #expect(recorded.map(\.lastFireDate) == [t0.addingTimeInterval(-60), t0.addingTimeInterval(-3600), t0.addingTimeInterval(-30), nil])
-        let homes = await harness.gateway.homes
+        let homes = await harness.gateway.tree.homes
         await harness.stop()
 
         // A restart at the same moment with what was recorded: nothing fires or is skipped again.
@@ -363,7 +363,7 @@ struct TriggerTests {
 extension Gateway {
     /// Changes the first home's triggers as a management request would.
     func changeTriggers(_ change: (inout [TimerTrigger]) -> Void) {
-        change(&homes[0].triggers)
+        change(&tree.homes[0].triggers)
         layoutDidChange(saving: true)
     }
 }

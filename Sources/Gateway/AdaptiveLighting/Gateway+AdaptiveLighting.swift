@@ -19,7 +19,7 @@ extension Gateway {
 
     /// `<service>/adaptive-lighting`.
     func adaptiveLightingTopic(_ service: ServiceReference, home: HomeID) -> String? {
-        map.topic(of: .service(home, service)).map { TopicGrammar.topic($0, .adaptiveLighting) }
+        tree.map.topic(of: .service(home, service)).map { TopicGrammar.topic($0, .adaptiveLighting) }
     }
 
     /// The state a bulb's topic carries: `on` or `off`.
@@ -29,7 +29,7 @@ extension Gateway {
 
     /// Publishes a bulb's state (withheld for a disabled accessory).
     private func publishAdaptiveLighting(_ service: ServiceReference) {
-        guard let (home, _) = accessory(service.accessoryID), let topic = adaptiveLightingTopic(service, home: home.id) else { return }
+        guard let (home, _) = tree.accessory(service.accessoryID), let topic = adaptiveLightingTopic(service, home: home.id) else { return }
         if policy.isDisabled(service.accessoryID) { withhold(topic, adaptiveLightingPayload(service)) } else { assertRetained(topic, adaptiveLightingPayload(service)) }
     }
 
@@ -38,16 +38,16 @@ extension Gateway {
     /// Whether a command's path ends in `adaptive-lighting` below a service: the service, then.
     func adaptiveLightingService(of path: [Substring]) -> ServiceReference? {
         guard path.last == Substring(TopicGrammar.Attribute.adaptiveLighting.rawValue),
-              case .found(.service(_, let service)) = map.resolve(Array(path.dropLast())) else { return nil }
+              case .found(.service(_, let service)) = tree.map.resolve(Array(path.dropLast())) else { return nil }
         return service
     }
 
     /// A set (`on`, `off`, `true`, `false`, or `{"value": ...}`) or a get on a bulb's
     /// `adaptive-lighting`: a set is acknowledged once the bulb confirmed it.
     func handleAdaptiveLighting(_ command: Inbound.Command, service: ServiceReference, reply: Reply) {
-        guard let (_, accessory) = accessory(service.accessoryID), let serviceObject = accessory.services.first(where: { $0.iid == service.serviceIID }),
+        guard let (_, accessory) = tree.accessory(service.accessoryID), let serviceObject = accessory.services.first(where: { $0.iid == service.serviceIID }),
               let bulb = AdaptiveLightingBulb(serviceObject, of: accessory.id) else {
-            acknowledge(reply, failure: .noSuchResource, "\(accessory(service.accessoryID)?.accessory.name ?? service.accessoryID.rawValue) has no Adaptive Lighting: "
+            acknowledge(reply, failure: .noSuchResource, "\(tree.accessory(service.accessoryID)?.accessory.name ?? service.accessoryID.rawValue) has no Adaptive Lighting: "
                 + "its lightbulb needs the transition control, supported transition configuration, colour temperature and brightness characteristics")
             return
         }
@@ -84,7 +84,7 @@ extension Gateway {
             temperatureIID: bulb.temperature, brightnessIID: bulb.brightness, transitionID: withUnsafeBytes(of: UUID().uuid) { Array($0) },
             start: now, curve: TransitionControl.dayCurve(from: now, calendar: configuration.calendar, temperatures: bulb.temperatures))
         let answer = try await driver.writeWithResponse(.data(TransitionControl.enabling(transition)), to: bulb.control)
-        let name = name(of: bulb.control)
+        let name = tree.name(of: bulb.control)
         guard case .data(let bytes)? = answer else {
             throw StatusError(.communicationFailure, "\(name) did not answer the transition with its own")
         }
@@ -117,7 +117,7 @@ extension Gateway {
         publishAdaptiveLighting(service)
         let wanted = adaptiveLighting.wanted
         storeWriter.write("save the Adaptive Lighting bulbs") { store throws(StoreError) in try store.saveAdaptiveLighting(wanted) }
-        guard let (home, accessory) = accessory(service.accessoryID) else { return }
+        guard let (home, accessory) = tree.accessory(service.accessoryID) else { return }
         announce("adaptive-lighting", ["accessory": .string(accessory.id.rawValue), "name": .string(accessory.name), "home": .string(home.name),
                                         "service": .int(Int64(service.serviceIID)), "on": .bool(adaptiveLighting.isOn(service))])
     }
@@ -131,7 +131,7 @@ extension Gateway {
         for result in results {
             guard case .written = result.outcome, let bulb = adaptiveLightingBulb(containing: result.item.reference),
                   bulb.manual.contains(result.item.reference.iid), adaptiveLighting.ended(bulb.service) else { continue }
-            logger.info("Adaptive Lighting of \(name(of: bulb.control)) ended: its colour was set by hand")
+            logger.info("Adaptive Lighting of \(tree.name(of: bulb.control)) ended: its colour was set by hand")
             adaptiveLightingChanged(bulb.service)
         }
     }
@@ -141,12 +141,12 @@ extension Gateway {
     func followActiveTransitionCount(_ value: Value, of reference: CharacteristicReference) {
         guard adaptiveLighting.isAnyOn, let bulb = adaptiveLightingBulb(containing: reference), bulb.activeCount == reference.iid,
               value.json.int == 0, adaptiveLighting.ended(bulb.service) else { return }
-        logger.info("Adaptive Lighting of \(name(of: bulb.control)) ended by the bulb (its active transition count is 0)")
+        logger.info("Adaptive Lighting of \(tree.name(of: bulb.control)) ended by the bulb (its active transition count is 0)")
         adaptiveLightingChanged(bulb.service)
     }
 
     private func adaptiveLightingBulb(containing reference: CharacteristicReference) -> AdaptiveLightingBulb? {
-        guard let (_, accessory) = accessory(reference.accessoryID), let (service, _) = accessory.characteristic(reference.iid) else { return nil }
+        guard let (_, accessory) = tree.accessory(reference.accessoryID), let (service, _) = accessory.characteristic(reference.iid) else { return nil }
         return AdaptiveLightingBulb(service, of: accessory.id)
     }
 
@@ -178,7 +178,7 @@ extension Gateway {
 
     /// Writes a new transition as device work; a failure is logged (and a renewal tried again).
     private func giveTransition(to service: ServiceReference, because reason: String) {
-        guard let (_, accessory) = accessory(service.accessoryID), let serviceObject = accessory.services.first(where: { $0.iid == service.serviceIID }),
+        guard let (_, accessory) = tree.accessory(service.accessoryID), let serviceObject = accessory.services.first(where: { $0.iid == service.serviceIID }),
               let bulb = AdaptiveLightingBulb(serviceObject, of: accessory.id) else {
             adaptiveLighting.forget(service)
             return
@@ -192,10 +192,10 @@ extension Gateway {
     private func giveTransition(to bulb: AdaptiveLightingBulb, because reason: String) async {
         do throws(StatusError) {
             try await startTransition(bulb)
-            logger.info("Adaptive Lighting of \(name(of: bulb.control)): a new day's curve (\(reason))")
+            logger.info("Adaptive Lighting of \(tree.name(of: bulb.control)): a new day's curve (\(reason))")
         } catch {
             adaptiveLighting.renewalFailed(bulb.service, now: clock.elapsed)
-            logger.warning("Adaptive Lighting of \(name(of: bulb.control)): the new curve was not taken (\(reason)): \(error.message)")
+            logger.warning("Adaptive Lighting of \(tree.name(of: bulb.control)): the new curve was not taken (\(reason)): \(error.message)")
         }
     }
 }

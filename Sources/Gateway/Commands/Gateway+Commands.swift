@@ -39,7 +39,7 @@ extension Gateway {
             return
         }
         do {
-            let resolved = map.resolve(command.path) // once: a set's topic names a service or a characteristic
+            let resolved = tree.map.resolve(command.path) // once: a set's topic names a service or a characteristic
             if command.verb == .set, case .found(.service) = resolved {
                 submit(.together(try serviceItems(command.body, path: command.path)), to: .reply(reply, .aggregated([:])))
                 return
@@ -61,10 +61,10 @@ extension Gateway {
         var items: [CommandMachine.Item] = []
         for (segment, raw) in members.sorted(by: { $0.key < $1.key }) where segment != "id" {
             let levels = path + [Substring(segment)]
-            guard case .found(.characteristic(_, let reference)) = map.resolve(levels) else {
-                throw StatusError(.noSuchResource, map.describeUnresolved(levels: levels, index: path.count, segment: segment, base: base))
+            guard case .found(.characteristic(_, let reference)) = tree.map.resolve(levels) else {
+                throw StatusError(.noSuchResource, tree.map.describeUnresolved(levels: levels, index: path.count, segment: segment, base: base))
             }
-            guard let characteristic = characteristic(reference) else {
+            guard let characteristic = tree.characteristic(reference) else {
                 throw StatusError(.noSuchResource, "\(segment) is not a characteristic of \(path.joined(separator: "/"))")
             }
             let value = try CommandValue.read(.object(["value": raw]), for: characteristic)
@@ -90,9 +90,9 @@ extension Gateway {
         case .found:
             throw StatusError(.noSuchResource, "\(command.path.joined(separator: "/")) is not a characteristic; \(verb) takes <home>/<room>/<accessory>/<service>/<characteristic>/\(verb)")
         case .unresolved(let index, let segment):
-            throw StatusError(.noSuchResource, map.describeUnresolved(levels: command.path, index: index, segment: segment, base: base))
+            throw StatusError(.noSuchResource, tree.map.describeUnresolved(levels: command.path, index: index, segment: segment, base: base))
         }
-        guard let characteristic = characteristic(reference) else {
+        guard let characteristic = tree.characteristic(reference) else {
             throw StatusError(.noSuchResource, "\(command.path.joined(separator: "/")) is not a characteristic")
         }
         switch command.verb {
@@ -181,7 +181,7 @@ extension Gateway {
     private func recordFailures(of job: CommandMachine.Job, _ answer: CommandMachine.Answer) {
         for item in job.items {
             guard case .failure(let error)? = answer[item.reference] else { continue }
-            let message = "\(name(of: item.reference)): \(error.message)"
+            let message = "\(tree.name(of: item.reference)): \(error.message)"
             if case .write = item.operation {
                 recordHealth(.failedWrite(item.reference.accessoryID, message))
             } else {
@@ -233,14 +233,14 @@ extension Gateway {
     private func acknowledge(_ reply: Reply, _ result: CommandMachine.Result) {
         switch result.outcome {
         case .written(let value), .read(let value):
-            let label = label(of: value, at: result.item.reference)
+            let label = tree.label(of: value, at: result.item.reference)
             acknowledge(reply, payload: reply.successPayload(value, label: label, milliseconds: reply.millisecondsSinceReceived), status: .success)
         case .failed(let error):
             acknowledge(reply, failure: error.status, error.message)
         case .timedOut(.write):
-            acknowledge(reply, failure: .timedOut, "\(name(of: result.item.reference)) did not confirm the write within \(configuration.writeTimeout.inSeconds)")
+            acknowledge(reply, failure: .timedOut, "\(tree.name(of: result.item.reference)) did not confirm the write within \(configuration.writeTimeout.inSeconds)")
         case .timedOut(.read):
-            acknowledge(reply, failure: .timedOut, "\(name(of: result.item.reference)) did not answer the read within \(configuration.writeTimeout.inSeconds)")
+            acknowledge(reply, failure: .timedOut, "\(tree.name(of: result.item.reference)) did not answer the read within \(configuration.writeTimeout.inSeconds)")
         }
     }
 
@@ -267,20 +267,12 @@ extension Gateway {
         acknowledge(reply, ["ok": false, "status": .int(status.rawValue), "error": .string(status.name), "message": .string(message)], status: status)
     }
 
-    /// The label of a characteristic's value, when its type has labels.
-    func label(of value: Value, at reference: CharacteristicReference) -> String? {
-        guard let characteristic = characteristic(reference) else { return nil }
-        return ValueLabels.of(characteristic)?.label(of: value)
-    }
-
     /// Each write's outcome as aggregated acknowledgements list it: `accessory`, `iid`, `topic`,
     /// `ok`, `status`, `message`.
     func results(_ results: [CommandMachine.Result]) -> [JSON] {
         results.map { result in
             let reference = result.item.reference
-            let topic = locations[reference.accessoryID].flatMap { location in
-                map.topic(of: .characteristic(homes[location.home].id, reference))
-            }
+            let topic = tree.topic(of: reference)
             return .object([
                 "accessory": .string(reference.accessoryID.rawValue), "iid": .int(reference.iid), "topic": .string(topic),
                 "ok": .bool(result.outcome.status == .success), "status": .int(result.outcome.status.rawValue),
@@ -301,25 +293,13 @@ extension Gateway {
 
     /// A value the device confirmed or reported: into the tree and onto its retained topic.
     func applyValue(_ value: Value, to reference: CharacteristicReference) {
-        guard let location = locations[reference.accessoryID] else { return }
+        guard tree.locations[reference.accessoryID] != nil else { return }
         heard(from: reference.accessoryID)
-        let accessory = homes[location.home].accessories[location.accessory]
-        guard let (_, characteristic) = accessory.characteristic(reference.iid) else { return }
+        guard let (characteristic, home, changed) = tree.takeValue(value, at: reference) else { return }
         if adaptiveLighting.isAnyOn, characteristic.type == "active-transition-count" { followActiveTransitionCount(value, of: reference) }
-        let changed = characteristic.isMomentary || characteristic.value != value
-        if !characteristic.isMomentary, changed {
-            homes[location.home].accessories[location.accessory].setValue(value, iid: reference.iid)
-        }
         // The history keeps what changed (an event of a momentary characteristic is a change).
-        if publishValue(value, of: characteristic, reference: reference, home: homes[location.home].id), changed {
+        if publishValue(value, of: characteristic, reference: reference, home: home), changed {
             recordHistory(value, of: reference)
         }
-    }
-
-    func name(of reference: CharacteristicReference) -> String {
-        guard let (_, accessory) = accessory(reference.accessoryID), let (_, characteristic) = accessory.characteristic(reference.iid) else {
-            return reference.description
-        }
-        return "\(accessory.name) (\(characteristic.displayName))"
     }
 }

@@ -19,7 +19,7 @@ extension Gateway {
     /// `action-set-executed`. `cause`: `request`, `shortcut` or `trigger`. Nil when there is no
     /// such action set.
     func executeActionSet(_ id: ActionSetID, inHome homeID: HomeID, cause: String) async -> ActionSetExecution? {
-        guard let home = homes.first(where: { $0.id == homeID }), let actionSet = home.actionSets.first(where: { $0.id == id }) else { return nil }
+        guard let home = tree.homes.first(where: { $0.id == homeID }), let actionSet = home.actionSets.first(where: { $0.id == id }) else { return nil }
         let outcomes = await outcomes(of: .each(actionSet.actions.map { CommandMachine.Item($0.characteristic, .write($0.value)) }))
         let execution = ActionSetExecution(actionSet: actionSet.name, outcomes: outcomes)
         announce("action-set-executed", ["home": .string(home.name), "actionSet": .string(actionSet.name), "cause": .string(cause),

@@ -15,8 +15,8 @@ extension Gateway {
     /// A shortcut arrived.
     func handle(_ shortcut: Inbound.Shortcut, from message: Message) {
         let reply = Reply(to: message, id: shortcut.body.id)
-        guard case .found(.home(let homeID)) = map.resolve([shortcut.home]),
-              let home = homes.first(where: { $0.id == homeID }) else {
+        guard case .found(.home(let homeID)) = tree.map.resolve([shortcut.home]),
+              let home = tree.homes.first(where: { $0.id == homeID }) else {
             acknowledge(reply, failure: .noSuchResource, "no home \"\(shortcut.home)\" under \(base)")
             return
         }

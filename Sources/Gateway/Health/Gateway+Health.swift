@@ -27,7 +27,7 @@ extension Gateway {
     func healthReport(now: ContinuousClock.Instant) -> JSON {
         let rates = health.eventsPerMinute(now: now)
         var accessories: [String: JSON] = [:]
-        for home in homes {
+        for home in tree.homes {
             for accessory in home.accessories {
                 let counts = health.accessories[accessory.id] ?? HealthCounters.Accessory()
                 var entry: [String: JSON] = [

@@ -42,7 +42,7 @@ extension Gateway {
             for characteristic in service.characteristics where !characteristic.isMomentary {
                 guard let value = characteristic.value, previous?.characteristic(characteristic.iid)?.1.value != value else { continue }
                 let reference = CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid)
-                guard map.topic(of: .characteristic(home, reference)) != nil else { continue }
+                guard tree.map.topic(of: .characteristic(home, reference)) != nil else { continue }
                 recordHistory(value, of: reference)
             }
         }
@@ -91,7 +91,7 @@ extension Gateway {
 
     /// The characteristic a history request names, and its current topic.
     private func historyCharacteristic(_ request: HistoryRequest) throws -> (CharacteristicReference, String) {
-        let management = Management(homes: homes, map: map, base: base, isPairedDevice: { _ in false })
+        let management = Management(homes: tree.homes, map: tree.map, base: base, isPairedDevice: { _ in false })
         let target = try management.resolve(request.characteristic, .characteristic, home: request.home)
         guard let topic = target.topic else {
             throw RequestError.notFound("no characteristic \(target.iid) of accessory \"\(target.accessory)\" has a topic")

@@ -15,9 +15,9 @@ extension Gateway {
         retained.layoutChanged()
         if saving { triggersChanged() }
         guard saving, store != nil else { return }
-        let layout = LayoutDigest(homes)
+        let layout = LayoutDigest(tree.homes)
         guard layout != savedLayout else { return }
-        storeWriter.saveLayout(homes, previous: savedLayout)
+        storeWriter.saveLayout(tree.homes, previous: savedLayout)
         savedLayout = layout
     }
 
@@ -30,7 +30,7 @@ extension Gateway {
     func commitLayoutChange(from before: [Home], reindexed: Bool = false, announcing: () -> Void = {}) {
         if !reindexed { reindex() }
         layoutDidChange(saving: true)
-        for event in LayoutChanges.events(from: before, to: homes) { announce(event.kind, event.fields) }
+        for event in LayoutChanges.events(from: before, to: tree.homes) { announce(event.kind, event.fields) }
         announcing()
         republishAfterLayoutChange()
     }
@@ -42,7 +42,7 @@ extension Gateway {
             try await Task.sleep(for: configuration.layoutInterval)
             metrics.recordQueueDepth(machine.waitingCount)
             guard retained.takeLayoutChange() else { continue }
-            carry(retained.assertLayout(LayoutDocument(base: base, map: map, options: policy.options).messages(for: homes)))
+            carry(retained.assertLayout(LayoutDocument(base: base, map: tree.map, options: policy.options).messages(for: tree.homes)))
         }
     }
 
@@ -65,14 +65,14 @@ extension Gateway {
     ///   (they appear at the next start).
     @discardableResult
     public func reload(_ layout: @Sendable (_ running: [Home]) -> [Home]) -> Set<AccessoryID> {
-        let before = homes
-        var merged = layout(homes)
+        let before = tree.homes
+        var merged = layout(tree.homes)
         var leftOut: Set<AccessoryID> = []
         for homeIndex in merged.indices {
             // Devices keep their structure, values and reachability; the new name and room are the layout's.
             let home = merged[homeIndex]
             merged[homeIndex].accessories = home.accessories.compactMap { accessory in
-                guard var device = self.accessory(accessory.id)?.accessory ?? joining(accessory, home: home) else {
+                guard var device = self.tree.accessory(accessory.id)?.accessory ?? joining(accessory, home: home) else {
                     logger.notice("accessory \(accessory.id) is new in the configuration; it appears at the next start")
                     leftOut.insert(accessory.id)
                     return nil
@@ -82,7 +82,7 @@ extension Gateway {
                 return device
             }
         }
-        homes = merged
+        tree.homes = merged
         commitLayoutChange(from: before)
         logger.info("configuration reloaded")
         return leftOut

@@ -14,7 +14,7 @@ import Wire
 extension Gateway {
     /// Answers one management request; throws ``RequestError`` with the wire code.
     func managementRequest(_ request: ManagementRequest) async throws -> [String: JSON] {
-        let management = Management(homes: homes, map: map, base: base, isPairedDevice: { [driver] in driver.placement(of: $0) != nil })
+        let management = Management(homes: tree.homes, map: tree.map, base: base, isPairedDevice: { [driver] in driver.placement(of: $0) != nil })
         switch request {
         case .layout(let change, let home):
             let outcome = try management.apply(change, home: home)
@@ -42,9 +42,9 @@ extension Gateway {
 
     /// Takes a new layout: index, store, `$events`, retained topics (old ones cleared).
     func commit(_ newHomes: [Home]) {
-        let before = homes
+        let before = tree.homes
         guard newHomes != before else { return }
-        homes = newHomes
+        tree.homes = newHomes
         commitLayoutChange(from: before)
     }
 
@@ -52,7 +52,7 @@ extension Gateway {
 
     /// Identify: the accessory's Identify characteristic (Accessory Information) is written `true`.
     private func identify(_ id: AccessoryID) async throws -> [String: JSON] {
-        guard let (_, accessory) = accessory(id) else { throw RequestError.notFound("no accessory \(id)") }
+        guard let (_, accessory) = tree.accessory(id) else { throw RequestError.notFound("no accessory \(id)") }
         let identify = accessory.services.first { $0.type == "accessory-information" }?.characteristic(ofType: "identify")
         guard let identify else { throw RequestError(code: "not-allowed", message: "\(accessory.name) has no Identify characteristic") }
         let outcome = await outcomes(of: .single(CommandMachine.Item(CharacteristicReference(accessoryID: id, iid: identify.iid), .write(.bool(true)))))

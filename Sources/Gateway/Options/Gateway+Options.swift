@@ -35,8 +35,8 @@ extension Gateway {
 
     /// A held characteristic is due: its value now (the newest) goes out as its rule says.
     private func publishHeld(_ reference: CharacteristicReference) {
-        guard let (home, accessory) = accessory(reference.accessoryID), let (_, characteristic) = accessory.characteristic(reference.iid),
-              let value = characteristic.value, let topic = map.topic(of: .characteristic(home.id, reference)) else { return }
+        guard let (home, accessory) = tree.accessory(reference.accessoryID), let (_, characteristic) = accessory.characteristic(reference.iid),
+              let value = characteristic.value, let topic = tree.map.topic(of: .characteristic(home.id, reference)) else { return }
         let rule = policy.rule(reference)
         guard !policy.isDisabled(reference.accessoryID), !rule.excluded else { return }
         publish(value, of: characteristic, reference: reference, topic: topic, home: home.id, rule: rule)
@@ -60,11 +60,11 @@ extension Gateway {
     /// (`{}` removes it: the configuration's alone apply); answers what is stored, what the
     /// configuration gives and what applies.
     func accessoryOptions(_ id: AccessoryID, setting options: AccessoryOptions?) throws -> [String: JSON] {
-        guard let (home, accessory) = accessory(id) else { throw RequestError.notFound("no accessory \(id)") }
+        guard let (home, accessory) = tree.accessory(id) else { throw RequestError.notFound("no accessory \(id)") }
         if let options {
-            let unknown = PublishPolicy.unknownPaths(in: options, of: accessory, in: home.id, map: map)
+            let unknown = PublishPolicy.unknownPaths(in: options, of: accessory, in: home.id, map: tree.map)
             guard unknown.isEmpty else {
-                let known = PublishPolicy.places(of: accessory, in: home.id, map: map).map(\.path)
+                let known = PublishPolicy.places(of: accessory, in: home.id, map: tree.map).map(\.path)
                 throw RequestError.invalid("\(accessory.name) has no service or characteristic \(unknown.map { "\"\($0)\"" }.joined(separator: ", ")); its paths: \(known.joined(separator: ", "))")
             }
             storedOptions[id] = options.isEmpty ? nil : options
@@ -82,7 +82,7 @@ extension Gateway {
     /// rules, and the retained topics follow (topics no longer published are cleared, `$layout`
     /// and the discovery configs say the new options).
     private func optionsDidChange() {
-        policy = PublishPolicy(table: configuration.options, stored: storedOptions, homes: homes, map: map)
+        policy = PublishPolicy(table: configuration.options, stored: storedOptions, homes: tree.homes, map: tree.map)
         for reference in pacer.releaseAll() { publishHeld(reference) }
         retained.layoutChanged()
         republishAfterLayoutChange()
@@ -92,13 +92,13 @@ extension Gateway {
     /// its accessory does not have (a typo, a service renamed since).
     func warnAboutOptionsNamingNothing() {
         for id in Set(configuration.options.accessories.keys).union(storedOptions.keys).sorted(by: { $0.rawValue < $1.rawValue }) {
-            guard let (home, accessory) = accessory(id) else {
+            guard let (home, accessory) = tree.accessory(id) else {
                 logger.warning("options are given for accessory \(id), which the home does not have")
                 continue
             }
             // The accessory's own options (the defaults' paths need not fit every accessory).
             let own = (configuration.options.accessories[id] ?? AccessoryOptions()).overlaid(by: storedOptions[id] ?? AccessoryOptions())
-            let unknown = PublishPolicy.unknownPaths(in: own, of: accessory, in: home.id, map: map)
+            let unknown = PublishPolicy.unknownPaths(in: own, of: accessory, in: home.id, map: tree.map)
             if !unknown.isEmpty {
                 logger.warning("the options of \(accessory.name) (\(id)) name what it does not have: \(unknown.joined(separator: ", "))")
             }

@@ -26,7 +26,7 @@ extension Gateway {
             let id = try simulatedAccessory(accessory)
             try await device { try await simulator.setReachable(id, reachable) }
             // Applied before the answer (the device events that follow change nothing more).
-            for affected in [id] + homes.flatMap(\.accessories).filter({ $0.bridgeID == id }).map(\.id) {
+            for affected in [id] + tree.homes.flatMap(\.accessories).filter({ $0.bridgeID == id }).map(\.id) {
                 setReachable(affected, await simulator.isReachable(affected))
             }
             return ["accessory": .string(id.rawValue), "reachable": .bool(reachable)]
@@ -48,16 +48,16 @@ extension Gateway {
     /// The accessory a control names, which the home must have.
     private func simulatedAccessory(_ name: String) throws -> AccessoryID {
         let id = AccessoryID(name)
-        guard accessory(id) != nil else { throw RequestError.notFound("no accessory \"\(id)\"") }
+        guard tree.accessory(id) != nil else { throw RequestError.notFound("no accessory \"\(id)\"") }
         return id
     }
 
     /// The characteristic a control names, through the one resolver of every request.
     private func simulatedCharacteristic(_ name: ManagementRequest.TargetName) throws -> (CharacteristicReference, Characteristic) {
-        let management = Management(homes: homes, map: map, base: base, isPairedDevice: { _ in false })
+        let management = Management(homes: tree.homes, map: tree.map, base: base, isPairedDevice: { _ in false })
         let target = try management.resolve(name, .characteristic, home: nil)
         let id = AccessoryID(target.accessory)
-        guard let (_, accessory) = accessory(id) else { throw RequestError.notFound("no accessory \"\(id)\"") }
+        guard let (_, accessory) = tree.accessory(id) else { throw RequestError.notFound("no accessory \"\(id)\"") }
         guard let (_, characteristic) = accessory.characteristic(target.iid) else {
             throw RequestError.notFound("\(accessory.name) has no characteristic with iid \(target.iid)")
         }

@@ -1,0 +1,65 @@
+import Testing
+import HomeModel
+@testable import Gateway
+
+/// The home tree on its own: look-ups by location, a value taken in place, the topics laid out
+/// again after the homes changed.
+@Suite("home tree")
+struct HomeTreeTests {
+    static func tree() throws -> HomeTree {
+        let (home, _) = try EngineHarness.labHome(latency: .zero)
+        let button = try AccessoryBlueprint(id: "button", name: "Button", category: .programmableSwitch, roomID: "office", services: [
+            .init(type: "stateless-programmable-switch", characteristics: ["service-label-index": .uint(1)]),
+        ]).build()
+        var homes = [home]
+        homes[0].accessories.append(button)
+        var tree = HomeTree(base: "homegate", homes: homes)
+        tree.reindex()
+        return tree
+    }
+
+    static func reference(_ tree: HomeTree, _ accessory: AccessoryID, _ type: String) throws -> CharacteristicReference {
+        let found = try #require(tree.accessory(accessory)?.accessory.services.flatMap(\.characteristics).first { $0.type == type })
+        return CharacteristicReference(accessoryID: accessory, iid: found.iid)
+    }
+
+    @Test("a new value is kept and reported changed; the same value again is not a change")
+    func takeValue() throws {
+        var tree = try Self.tree()
+        let brightness = try Self.reference(tree, "lamp", "brightness")
+        let taken = tree.takeValue(.int(40), at: brightness)
+        let first = try #require(taken)
+        #expect(first.changed && first.characteristic.value == .int(10), "reported as it was, with the change")
+        #expect(tree.characteristic(brightness)?.value == .int(40))
+        let takenAgain = tree.takeValue(.int(40), at: brightness)
+        let again = try #require(takenAgain)
+        #expect(!again.changed)
+        let nowhere = tree.takeValue(.int(1), at: CharacteristicReference(accessoryID: "nowhere", iid: 1))
+        #expect(nowhere == nil)
+    }
+
+    @Test("a momentary characteristic's event is always a change and never kept")
+    func momentary() throws {
+        var tree = try Self.tree()
+        let event = try Self.reference(tree, "button", "programmable-switch-event")
+        for _ in 1...2 {
+            let taken = tree.takeValue(.uint(0), at: event)
+            #expect(taken?.changed == true)
+        }
+        #expect(tree.characteristic(event)?.value == nil)
+    }
+
+    @Test("names, topics and the service of a characteristic; the topics follow a rename after reindex")
+    func lookUps() throws {
+        var tree = try Self.tree()
+        let on = try Self.reference(tree, "lamp", "on")
+        #expect(tree.name(of: on) == "Lamp (on)")
+        #expect(tree.service(of: on)?.service.type == "lightbulb")
+        #expect(tree.topic(of: on) == "homegate/lab/office/lamp/lightbulb/on")
+        #expect(tree.characteristicTopics(of: "lamp") == ["homegate/lab/office/lamp/lightbulb/on", "homegate/lab/office/lamp/lightbulb/brightness"])
+        tree.homes[0].accessories[0].name = "Desk Lamp"
+        #expect(tree.topic(of: on) == "homegate/lab/office/lamp/lightbulb/on", "until reindexed")
+        tree.reindex()
+        #expect(tree.topic(of: on) == "homegate/lab/office/desk-lamp/lightbulb/on")
+    }
+}
