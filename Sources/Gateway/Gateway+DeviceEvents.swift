@@ -99,42 +99,13 @@ extension Gateway {
         }
     }
 
-    /// A new accessory goes into the home the driver names (else the primary home), and into
-    /// the room it names (made if missing) unless it is behind a bridge: those start in the
-    /// default room, as in HomeKit.
+    /// A new accessory goes into the home the driver names (``HomeTree/place(_:_:)``).
     func place(_ device: Accessory) {
-        let placement = driver.placement(of: device.id) ?? Placement()
-        if tree.homes.isEmpty { tree.homes.append(Home(id: "home", name: "My Home", isPrimary: true)) }
-        let homeIndex = placement.home.flatMap { name in
-            tree.homes.firstIndex { HomeKitName.key($0.name) == HomeKitName.key(name) || $0.id.rawValue == name }
-        } ?? tree.homes.firstIndex(where: \.isPrimary) ?? 0
-        var accessory = device
-        accessory.roomID = nil
-        if device.bridgeID == nil, let roomName = placement.room {
-            accessory.roomID = room(named: roomName, inHome: homeIndex)
+        let placed = tree.place(device, driver.placement(of: device.id) ?? Placement())
+        if let refused = placed.refusedRoom {
+            logger.warning("room \"\(refused)\" is not a valid HomeKit name; the accessory goes to the default room")
         }
-        tree.homes[homeIndex].accessories.append(accessory)
-        logger.info("accessory \(device.id) (\(device.name)) joins \(tree.homes[homeIndex].name), \(tree.homes[homeIndex].room(of: accessory).name)")
-    }
-
-    /// The room called `name` in the home (HomeKit's comparison), made if there is none.
-    private func room(named name: String, inHome homeIndex: Int) -> RoomID? {
-        if let room = tree.homes[homeIndex].allRooms.first(where: { HomeKitName.key($0.name) == HomeKitName.key(name) }) {
-            return room.id == Home.defaultRoom.id ? nil : room.id
-        }
-        guard let valid = try? HomeKitName(name) else {
-            logger.warning("room \"\(name)\" is not a valid HomeKit name; the accessory goes to the default room")
-            return nil
-        }
-        let taken = Set(tree.homes[homeIndex].rooms.map(\.id.rawValue))
-        var id = Slug.make(valid.text, fallback: "room")
-        var suffix = 2
-        while taken.contains(id) || id == Home.defaultRoom.id.rawValue {
-            id = "\(Slug.make(valid.text, fallback: "room"))-\(suffix)"
-            suffix += 1
-        }
-        tree.homes[homeIndex].rooms.append(Room(id: RoomID(id), name: valid.text))
-        return RoomID(id)
+        logger.info("accessory \(device.id) (\(device.name)) joins \(placed.home), \(placed.room)")
     }
 
     /// Accessories gone for good (their device was unpaired) leave the home: their topics are
@@ -142,31 +113,19 @@ extension Gateway {
     func remove(_ ids: [AccessoryID]) {
         let gone = Set(ids)
         let before = tree.homes
-        for index in tree.homes.indices {
-            tree.homes[index].accessories.removeAll { gone.contains($0.id) }
-            for group in tree.homes[index].serviceGroups.indices {
-                tree.homes[index].serviceGroups[group].services.removeAll { gone.contains($0.accessoryID) }
-            }
-            for actionSet in tree.homes[index].actionSets.indices {
-                tree.homes[index].actionSets[actionSet].actions.removeAll { gone.contains($0.characteristic.accessoryID) }
-            }
-        }
+        let changed = tree.remove(gone)
         for id in ids { lastSeen.forget(id) }
         for service in adaptiveLighting.wanted where gone.contains(service.accessoryID) { adaptiveLighting.forget(service) }
-        guard tree.homes != before else { return }
+        guard changed else { return }
         commitLayoutChange(from: before)
     }
 
     /// An accessory came or went: `$reachable`, `$events`, `$layout`; when it is back, its
     /// values are read again and published where they changed.
     func setReachable(_ id: AccessoryID, _ reachable: Bool) {
-        guard let location = tree.locations[id] else { return }
-        guard tree.homes[location.home].accessories[location.accessory].isReachable != reachable else { return }
-        tree.homes[location.home].accessories[location.accessory].isReachable = reachable
+        guard let (home, accessory) = tree.setReachable(id, reachable) else { return }
         recordHealth(.reachabilityChanged(id))
         recordAccessoryCounts()
-        let accessory = tree.homes[location.home].accessories[location.accessory]
-        let home = tree.homes[location.home]
         publishReachability(of: accessory, home: home.id)
         announce("accessory-reachability", ["accessory": .string(accessory.id.rawValue), "name": .string(accessory.name), "home": .string(home.name), "reachable": .bool(reachable)])
         if reachable {
@@ -190,17 +149,9 @@ extension Gateway {
     func poll() async throws {
         while true {
             try await Task.sleep(for: configuration.pollInterval)
-            for reference in polledCharacteristics() {
+            for reference in tree.polledCharacteristics {
                 submit(.single(CommandMachine.Item(reference, .read)), to: .nobody)
             }
-        }
-    }
-
-    private func polledCharacteristics() -> [CharacteristicReference] {
-        tree.homes.flatMap(\.accessories).filter(\.isReachable).flatMap { accessory in
-            accessory.visibleServices.flatMap(\.characteristics)
-                .filter { $0.isReadable && !$0.supportsEvents && !$0.isMomentary }
-                .map { CharacteristicReference(accessoryID: accessory.id, iid: $0.iid) }
         }
     }
 }

@@ -1,3 +1,4 @@
+import Accessories
 import Testing
 import HomeModel
 @testable import Gateway
@@ -61,5 +62,43 @@ struct HomeTreeTests {
         #expect(tree.topic(of: on) == "homegate/lab/office/lamp/lightbulb/on", "until reindexed")
         tree.reindex()
         #expect(tree.topic(of: on) == "homegate/lab/office/desk-lamp/lightbulb/on")
+    }
+
+    @Test("a new accessory is placed in the named home and room (made if missing); a bridged one starts in the default room; a bad room name is refused")
+    func place() throws {
+        var tree = try Self.tree()
+        let plug = try AccessoryBlueprint(id: "plug", name: "Plug", category: .outlet, services: [
+            .init(type: "outlet", characteristics: ["on": .bool(false)]),
+        ]).build()
+        let placed = tree.place(plug, Placement(home: "lab", room: "Garage"))
+        #expect(placed.home == "Lab" && placed.room == "Garage" && placed.refusedRoom == nil)
+        #expect(tree.homes[0].rooms.map(\.name) == ["Office", "Garage"])
+        var bridged = plug
+        bridged.id = "bridged"
+        bridged.bridgeID = "bridge"
+        let behindBridge = tree.place(bridged, Placement(room: "Office"))
+        #expect(behindBridge.room == "Default Room")
+        var odd = plug
+        odd.id = "odd"
+        let refused = tree.place(odd, Placement(room: "  "))
+        #expect(refused.refusedRoom == "  " && refused.room == "Default Room")
+        #expect(tree.homes[0].rooms.count == 2, "no room made for a refused name")
+    }
+
+    @Test("reachability changes once; a removal takes the accessory out of its home and of the groups and scenes naming it")
+    func reachabilityAndRemoval() throws {
+        var tree = try Self.tree()
+        let first = tree.setReachable("lamp", false)
+        #expect(first?.accessory.isReachable == false)
+        let again = tree.setReachable("lamp", false)
+        #expect(again == nil, "already unreachable")
+        let on = try Self.reference(tree, "lamp", "on")
+        tree.homes[0].actionSets = [ActionSet(id: "evening", name: "Evening", actions: [ActionSet.Action(characteristic: on, value: .bool(true))])]
+        let removed = tree.remove(["lamp"])
+        #expect(removed)
+        #expect(tree.homes[0].accessories.map(\.id).contains("lamp") == false)
+        #expect(tree.homes[0].actionSets[0].actions.isEmpty)
+        let removedAgain = tree.remove(["lamp"])
+        #expect(!removedAgain, "nothing left to remove")
     }
 }

@@ -1,3 +1,4 @@
+import Accessories
 import HomeModel
 
 /// The home tree the engine keeps: the homes, with their devices' structure, values and
@@ -99,5 +100,76 @@ struct HomeTree {
     mutating func markReachable(_ id: AccessoryID) {
         guard let location = locations[id] else { return }
         homes[location.home].accessories[location.accessory].isReachable = true
+    }
+
+    /// Sets an accessory's reachability. Returns the accessory and its home when it changed;
+    /// nil when it was so already, or the tree lacks it.
+    mutating func setReachable(_ id: AccessoryID, _ reachable: Bool) -> (home: Home, accessory: Accessory)? {
+        guard let location = locations[id], homes[location.home].accessories[location.accessory].isReachable != reachable else { return nil }
+        homes[location.home].accessories[location.accessory].isReachable = reachable
+        return (homes[location.home], homes[location.home].accessories[location.accessory])
+    }
+
+    /// Removes accessories for good, from their homes and from the service groups and action sets
+    /// that name them. Returns whether anything changed (then ``reindex()``).
+    mutating func remove(_ gone: Set<AccessoryID>) -> Bool {
+        let before = homes
+        for index in homes.indices {
+            homes[index].accessories.removeAll { gone.contains($0.id) }
+            for group in homes[index].serviceGroups.indices {
+                homes[index].serviceGroups[group].services.removeAll { gone.contains($0.accessoryID) }
+            }
+            for actionSet in homes[index].actionSets.indices {
+                homes[index].actionSets[actionSet].actions.removeAll { gone.contains($0.characteristic.accessoryID) }
+            }
+        }
+        return homes != before
+    }
+
+    /// Places a new accessory: into the home `placement` names (else the primary home; a home is
+    /// made when there is none), and into the room it names (made if missing) unless it is
+    /// behind a bridge: those start in the default room, as in HomeKit. Returns the home's and
+    /// the room's names, and a room name refused (not a valid HomeKit name: the default room then).
+    mutating func place(_ device: Accessory, _ placement: Placement) -> (home: String, room: String, refusedRoom: String?) {
+        if homes.isEmpty { homes.append(Home(id: "home", name: "My Home", isPrimary: true)) }
+        let homeIndex = placement.home.flatMap { name in
+            homes.firstIndex { HomeKitName.key($0.name) == HomeKitName.key(name) || $0.id.rawValue == name }
+        } ?? homes.firstIndex(where: \.isPrimary) ?? 0
+        var accessory = device
+        accessory.roomID = nil
+        var refused: String?
+        if device.bridgeID == nil, let roomName = placement.room {
+            (accessory.roomID, refused) = room(named: roomName, inHome: homeIndex)
+        }
+        homes[homeIndex].accessories.append(accessory)
+        return (homes[homeIndex].name, homes[homeIndex].room(of: accessory).name, refused)
+    }
+
+    /// The room called `name` in the home (HomeKit's comparison), made if there is none; nil
+    /// for the default room, and for a name that is not a valid HomeKit name (returned as refused).
+    private mutating func room(named name: String, inHome homeIndex: Int) -> (RoomID?, refused: String?) {
+        if let room = homes[homeIndex].allRooms.first(where: { HomeKitName.key($0.name) == HomeKitName.key(name) }) {
+            return (room.id == Home.defaultRoom.id ? nil : room.id, nil)
+        }
+        guard let valid = try? HomeKitName(name) else { return (nil, name) }
+        let taken = Set(homes[homeIndex].rooms.map(\.id.rawValue))
+        var id = Slug.make(valid.text, fallback: "room")
+        var suffix = 2
+        while taken.contains(id) || id == Home.defaultRoom.id.rawValue {
+            id = "\(Slug.make(valid.text, fallback: "room"))-\(suffix)"
+            suffix += 1
+        }
+        homes[homeIndex].rooms.append(Room(id: RoomID(id), name: valid.text))
+        return (RoomID(id), nil)
+    }
+
+    /// The characteristics to read every poll interval: those of reachable accessories that can
+    /// be read but send no events.
+    var polledCharacteristics: [CharacteristicReference] {
+        homes.flatMap(\.accessories).filter(\.isReachable).flatMap { accessory in
+            accessory.visibleServices.flatMap(\.characteristics)
+                .filter { $0.isReadable && !$0.supportsEvents && !$0.isMomentary }
+                .map { CharacteristicReference(accessoryID: accessory.id, iid: $0.iid) }
+        }
     }
 }
