@@ -38,13 +38,9 @@ extension Gateway {
         let before = tree.homes
         let topicsBefore = Dictionary(devices.compactMap { device in tree.locations[device.id].map { _ in (device.id, tree.characteristicTopics(of: device.id)) } },
                                       uniquingKeysWith: { first, _ in first })
-        var cameBack: [AccessoryID] = []
-        for device in devices {
-            if let location = tree.locations[device.id] {
-                let current = tree.homes[location.home].accessories[location.accessory]
-                if device.isReachable && !current.isReachable { cameBack.append(device.id) }
-                tree.homes[location.home].accessories[location.accessory] = current.described(by: device)
-            } else if driver.placement(of: device.id) != nil {
+        let (cameBack, unknown) = tree.takeDescriptions(devices)
+        for device in unknown {
+            if driver.placement(of: device.id) != nil {
                 place(device) // a newly paired device
             } else {
                 // A simulated accessory the home no longer has was removed over MQTT: it stays

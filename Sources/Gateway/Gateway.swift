@@ -338,20 +338,8 @@ public actor Gateway {
     /// accessories the layout does not have yet.
     func adoptDeviceStructure() async throws {
         let devices = try await driver.accessories()
-        let byID = Dictionary(devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         let before = Dictionary(tree.homes.flatMap(\.accessories).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        for homeIndex in tree.homes.indices {
-            for index in tree.homes[homeIndex].accessories.indices {
-                let id = tree.homes[homeIndex].accessories[index].id
-                if let device = byID[id] {
-                    tree.homes[homeIndex].accessories[index].services = device.services
-                    tree.homes[homeIndex].accessories[index].isReachable = device.isReachable
-                    tree.homes[homeIndex].accessories[index].bridgeID = device.bridgeID
-                } else {
-                    tree.homes[homeIndex].accessories[index].isReachable = false
-                }
-            }
-        }
+        tree.takeStructure(of: devices)
         // A device's accessories the home does not have yet (a new pairing) are placed; the
         // first synchronisation publishes them. A simulated accessory the home does not have was
         // removed over MQTT and stays removed.
@@ -377,13 +365,8 @@ public actor Gateway {
 
     /// The accessory gauges, from the tree.
     func recordAccessoryCounts() {
-        var count = 0
-        var reachable = 0
-        for home in tree.homes {
-            count += home.accessories.count
-            reachable += home.accessories.reduce(0) { $0 + ($1.isReachable ? 1 : 0) }
-        }
-        metrics.recordAccessories(count, reachable: reachable)
+        let counts = tree.accessoryCounts
+        metrics.recordAccessories(counts.all, reachable: counts.reachable)
     }
 
     /// Whether the broker connection is up.

@@ -101,4 +101,34 @@ struct HomeTreeTests {
         let removedAgain = tree.remove(["lamp"])
         #expect(!removedAgain, "nothing left to remove")
     }
+
+    @Test("a device's description: the structure and values are the device's, the name, room and reachability the tree's; one that came back is named, one unknown returned")
+    func descriptions() throws {
+        var tree = try Self.tree()
+        _ = tree.setReachable("lamp", false)
+        var device = try #require(tree.accessory("lamp")?.accessory)
+        device.name = "Device Name"
+        device.roomID = nil
+        device.isReachable = true
+        let bulb = try #require(device.services.firstIndex { $0.type == "lightbulb" })
+        device.services[bulb].characteristics.removeAll { $0.type == "brightness" }
+        var stranger = device
+        stranger.id = "stranger"
+        let (cameBack, unknown) = tree.takeDescriptions([device, stranger])
+        #expect(cameBack == ["lamp"])
+        #expect(unknown.map(\.id) == ["stranger"])
+        let lamp = try #require(tree.accessory("lamp")?.accessory)
+        #expect(lamp.name == "Lamp" && lamp.roomID == "office" && !lamp.isReachable, "the tree's, until marked")
+        #expect(lamp.services[bulb].characteristics.map(\.type) == ["on"])
+        #expect(tree.accessoryCounts.all == 5 && tree.accessoryCounts.reachable == 4)
+    }
+
+    @Test("at start, accessories no device describes are unreachable")
+    func structureAtStart() throws {
+        var tree = try Self.tree()
+        let lamp = try #require(tree.accessory("lamp")?.accessory)
+        tree.takeStructure(of: [lamp])
+        #expect(tree.accessoryCounts.reachable == 1)
+        #expect(tree.accessory("lamp")?.accessory.isReachable == true)
+    }
 }

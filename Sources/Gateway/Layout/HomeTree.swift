@@ -172,4 +172,49 @@ struct HomeTree {
                 .map { CharacteristicReference(accessoryID: accessory.id, iid: $0.iid) }
         }
     }
+
+    /// At start: each accessory a device describes takes the device's structure, reachability
+    /// and bridge; those no device describes are unreachable. Names and rooms stay the layout's.
+    mutating func takeStructure(of devices: [Accessory]) {
+        let byID = Dictionary(devices.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        for homeIndex in homes.indices {
+            for index in homes[homeIndex].accessories.indices {
+                let id = homes[homeIndex].accessories[index].id
+                if let device = byID[id] {
+                    homes[homeIndex].accessories[index].services = device.services
+                    homes[homeIndex].accessories[index].isReachable = device.isReachable
+                    homes[homeIndex].accessories[index].bridgeID = device.bridgeID
+                } else {
+                    homes[homeIndex].accessories[index].isReachable = false
+                }
+            }
+        }
+    }
+
+    /// A device described its accessories again (it connected, or reconnected): those the tree
+    /// has take the description (``HomeModel/Accessory/described(by:)``: their name, room and
+    /// reachability stay). Returns those that are reachable now and were not (the caller marks
+    /// them, ``markReachable(_:)``, once it has published what changed), and the devices the
+    /// tree does not have.
+    mutating func takeDescriptions(_ devices: [Accessory]) -> (cameBack: [AccessoryID], unknown: [Accessory]) {
+        var cameBack: [AccessoryID] = []
+        var unknown: [Accessory] = []
+        for device in devices {
+            guard let location = locations[device.id] else {
+                unknown.append(device)
+                continue
+            }
+            let current = homes[location.home].accessories[location.accessory]
+            if device.isReachable && !current.isReachable { cameBack.append(device.id) }
+            homes[location.home].accessories[location.accessory] = current.described(by: device)
+        }
+        return (cameBack, unknown)
+    }
+
+    /// How many accessories the tree has, and how many of them are reachable.
+    var accessoryCounts: (all: Int, reachable: Int) {
+        homes.reduce((0, 0)) { counts, home in
+            (counts.0 + home.accessories.count, counts.1 + home.accessories.reduce(0) { $0 + ($1.isReachable ? 1 : 0) })
+        }
+    }
 }
