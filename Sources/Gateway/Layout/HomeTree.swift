@@ -3,11 +3,12 @@ import HomeModel
 
 /// The home tree the engine keeps: the homes, with their devices' structure, values and
 /// reachability; the topic of each object (``TopicMap``); where each accessory is. A value type
-/// the engine owns (`Gateway.tree`): it answers look-ups and takes values, and the engine
-/// carries out what follows (publishing, storing, announcing).
+/// the engine owns (`Gateway.tree`): it answers look-ups and takes what happened (a value,
+/// reachability, a device's structure or description, a removal, a new accessory's placement),
+/// saying what changed; the engine carries out what follows (publishing, storing, announcing).
 ///
-/// The homes change in place through ``homes`` too (a layout change, a device's new
-/// structure); ``reindex()`` then lays out the topics and locations again.
+/// Layout changes (a management request, a reload, a trigger's record) still change ``homes``
+/// in place; ``reindex()`` then lays out the topics and locations again.
 struct HomeTree {
     /// The base topic.
     let base: String
