@@ -83,6 +83,24 @@ struct DeviceFollowingTests {
             }
         }
 
+        /// `$request/accessory/pair` with `body`; the answer. Asked again when HAP-python refuses a
+        /// correct setup code (its padding quirk, about 1 pair-setup in 256: field notes), as the
+        /// command-line pairing above is.
+        func pairOverMQTT(_ body: String) async throws -> String {
+            let prefix = "hgtest/$response/accessory/pair "
+            var answer = ""
+            for _ in 0..<5 {
+                let earlier = subscriber.output.value.split(separator: "\n").filter { $0.hasPrefix(prefix) }.count
+                try await publish("hgtest/$request/accessory/pair", body)
+                answer = try await subscriber.output.wait(timeout: HangGuard.standard, for: "the pairing's answer") { text in
+                    let answers = text.split(separator: "\n").filter { $0.hasPrefix(prefix) }
+                    return answers.count > earlier ? String(answers[earlier]) : nil
+                }
+                guard answer.contains("refused the setup code") else { break }
+            }
+            return answer
+        }
+
         func publish(_ topic: String, _ payload: String) async throws {
             let pub = try Executable.locate("mosquitto_pub", install: "scripts/setup (apt-get install mosquitto-clients)")
             let result = try await namespace.run(pub, ["-h", "127.0.0.1", "-q", "1", "-t", topic, "-m", payload])
@@ -171,8 +189,7 @@ struct DeviceFollowingTests {
         let found = try await world.line("the browser's retained entry", where: { $0.hasPrefix("hgtest/$browser/\(stripID) ") })
         #expect(found.contains("\"port\":51903") && found.contains("\"paired\":false"), "\(found)")
         try await world.line("browser-found", where: { $0.hasPrefix("hgtest/$events ") && $0.contains("browser-found") && $0.contains(stripID) })
-        try await world.publish("hgtest/$request/accessory/pair", "{\"device\": \"\(stripID)\", \"code\": \"031-45-154\"}")
-        let answer = try await world.line("the pairing's answer", where: { $0.hasPrefix("hgtest/$response/accessory/pair ") })
+        let answer = try await world.pairOverMQTT("{\"device\": \"\(stripID)\", \"code\": \"031-45-154\"}")
         #expect(answer.contains("\"ok\":true"), "\(answer)")
         try await world.line("browser-removed once paired", where: { $0.hasPrefix("hgtest/$events ") && $0.contains("browser-removed") && $0.contains(stripID) })
         try await world.publish("hgtest/$request/browser/stop", "{}")

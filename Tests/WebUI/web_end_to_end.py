@@ -715,7 +715,8 @@ def checks(run):
 
     # 6c. Adaptive Lighting: the Nanoleaf NL55 strip, paired over MQTT; its lightbulb's switch on
     # the detail turns it on (the strip takes the day's curve), the state follows, and off again.
-    run.request("accessory/pair", {"host": "127.0.0.1", "port": run.nl55_port, "code": run.nl55_pincode})
+    pair_with_retries(lambda attempt: run.request("accessory/pair", {"host": "127.0.0.1", "port": run.nl55_port, "code": run.nl55_pincode}),
+                      log_retries=True)
     nl55 = "hap-" + "".join(ch for ch in run.nl55_id.lower() if ch.isalnum()) + "-1"
     page.go("home")
     page.open_detail(nl55)
