@@ -54,7 +54,7 @@ struct HomeTree {
         return (accessory, service)
     }
 
-    /// A characteristic as messages name it: `Floor Lamp (Brightness)`.
+    /// A characteristic as messages name it: `Floor Lamp (brightness)`.
     func name(of reference: CharacteristicReference) -> String {
         guard let (_, accessory) = accessory(reference.accessoryID), let (_, characteristic) = accessory.characteristic(reference.iid) else {
             return reference.description
