@@ -50,7 +50,9 @@ struct DeviceFollowingTests {
             try "listener 1883 127.0.0.1\nallow_anonymous true\n".write(toFile: brokerConfig, atomically: true, encoding: .utf8)
             let broker = try namespace.start(try Mosquitto.locate(), ["-c", brokerConfig, "-v"])
             do {
-                _ = try await broker.output.wait(timeout: HangGuard.standard, for: "mosquitto to listen") { $0.contains("Opening ipv4 listen socket on port 1883") ? true : nil }
+                // "Opening ipv4 listen socket" comes before the socket listens (a subscriber started
+                // on it was refused once under load); "... running" comes after every listener is open.
+                _ = try await broker.output.wait(timeout: HangGuard.standard, for: "mosquitto to listen") { $0.contains(" running") ? true : nil }
                 let sub = try Executable.locate("mosquitto_sub", install: "scripts/setup (apt-get install mosquitto-clients)")
                 let subscriber = try namespace.start(sub, ["-h", "127.0.0.1", "-v", "-t", "hgtest/#"])
                 return World(namespace: namespace, folder: folder, broker: broker, subscriber: subscriber)
