@@ -104,7 +104,7 @@ extension Gateway {
             body(HomeAssistantDiscovery.reachabilityTopic(for: accessory.id, prefix: prefix), reachable)
         }
         for bulb in AdaptiveLightingBulb.all(of: accessory) {
-            if let topic = adaptiveLightingTopic(bulb.service, home: home.id) { emit(topic, adaptiveLightingPayload(bulb.service)) }
+            if let topic = tree.adaptiveLightingTopic(of: bulb.service) { emit(topic, adaptiveLighting.payload(bulb.service)) }
         }
         for service in accessory.visibleServices {
             if configuration.output.perService, let (serviceTopic, payload) = payloads.values(of: service, of: accessory, home: home.id) {

@@ -12,11 +12,11 @@ extension Gateway {
     /// - Throws: ``RequestError``: `not-found`, `not-allowed` (not a camera), `device-error` or
     ///   `timeout` (with the device's status).
     func snapshot(of id: AccessoryID, width: Int, height: Int) async throws -> [String: JSON] {
-        guard let (home, accessory) = tree.accessory(id) else { throw RequestError.notFound("no accessory \(id)") }
+        guard let (_, accessory) = tree.accessory(id) else { throw RequestError.notFound("no accessory \(id)") }
         guard accessory.isCamera else {
             throw RequestError(code: "not-allowed", message: "\(accessory.name) is not a camera (it has no Camera RTP Stream Management service)")
         }
-        guard let topic = snapshotTopic(of: accessory, in: home) else { throw RequestError.notFound("no topic for accessory \(id)") }
+        guard let topic = tree.snapshotTopic(of: id) else { throw RequestError.notFound("no topic for accessory \(id)") }
         let image: [UInt8]
         do {
             image = try await driver.snapshot(of: id, width: width, height: height)
@@ -27,11 +27,6 @@ extension Gateway {
         send(topic, image, retain: false)
         return ["accessory": .string(id.rawValue), "topic": .string(topic), "bytes": .int(image.count),
                 "width": .int(width), "height": .int(height)]
-    }
-
-    /// `<accessory topic>/$snapshot`.
-    func snapshotTopic(of accessory: Accessory, in home: Home) -> String? {
-        tree.map.topic(of: .accessory(home.id, accessory.id)).map { TopicGrammar.topic($0, .snapshot) }
     }
 
     /// Every ``Configuration/snapshotInterval``, a snapshot of every reachable camera at the

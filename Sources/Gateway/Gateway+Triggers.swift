@@ -155,7 +155,7 @@ extension Gateway {
                 // Removed since the trigger was made (or while it fired).
                 return .object(["actionSet": .string(id.rawValue), "ok": false, "results": [], "message": "no such action set"])
             }
-            return .object(["actionSet": .string(execution.actionSet), "ok": .bool(execution.ok), "results": .array(results(execution.outcomes))])
+            return .object(["actionSet": .string(execution.actionSet), "ok": .bool(execution.ok), "results": .array(tree.listed(execution.outcomes))])
         }
         var fields: [String: JSON] = [
             "home": .string(homeName), "trigger": .string(trigger.name), "fireDate": .string(ISODate.text(fire.occurrence)),

@@ -234,11 +234,9 @@ public actor Gateway {
         try await bus.subscribe(subscriptions)
         logger.debug("start: subscribed after \(started.duration(to: .now))")
         // A connection made before the subscriptions synchronises now that they are in place
-        // (later ones as they come, in ``connectionChanged(_:)``).
-        if bus.isConnected {
-            if !connected { noteConnection() }
-            beginSync()
-        }
+        // (later ones as they come, in ``connectionChanged(_:)``). The client reported it to the
+        // consumer first (``Client/deliver(to:)``, on this thread), so it is noted already.
+        if bus.isConnected { beginSync() }
         isSubscribed = true
         subscribed.ring()
         if configuration.history == nil { storeWriter.write("delete the history (history is off)") { store throws(StoreError) in try store.deleteHistory() } }

@@ -109,7 +109,7 @@ struct HistoryEngineTests {
             (#""characteristic": "\#(Self.brightness)", "to": -5"#, "invalid-request", "Unix milliseconds"),
             (#""characteristic": "homegate/lab/office/lamp/lightbulb/colour""#, "not-found", "colour"),
             (#""characteristic": "homegate/lab/office/lamp/lightbulb""#, "invalid-request", "not a characteristic"),
-            (#""accessory": "lamp", "characteristic": 999"#, "not-found", "lamp"),
+            (#""accessory": "lamp", "characteristic": 999"#, "not-found", "no characteristic with iid 999"),
             (#""from": 0"#, "invalid-request", "\"characteristic\" is required"),
         ]
         for (body, code, words) in cases {

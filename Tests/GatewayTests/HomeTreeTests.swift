@@ -1,5 +1,6 @@
 import Accessories
 import Testing
+import Wire
 import HomeModel
 @testable import Gateway
 
@@ -30,13 +31,16 @@ struct HomeTreeTests {
         let brightness = try Self.reference(tree, "lamp", "brightness")
         let taken = tree.takeValue(.int(40), at: brightness)
         let first = try #require(taken)
-        #expect(first.changed && first.characteristic.value == .int(10), "reported as it was, with the change")
+        #expect(first.changed && first.characteristic?.value == .int(10), "reported as it was, with the change")
         #expect(tree.characteristic(brightness)?.value == .int(40))
         let takenAgain = tree.takeValue(.int(40), at: brightness)
         let again = try #require(takenAgain)
         #expect(!again.changed)
         let nowhere = tree.takeValue(.int(1), at: CharacteristicReference(accessoryID: "nowhere", iid: 1))
-        #expect(nowhere == nil)
+        #expect(nowhere == nil, "an accessory the tree lacks")
+        let takenElsewhere = tree.takeValue(.int(1), at: CharacteristicReference(accessoryID: "lamp", iid: 9_999))
+        let elsewhere = try #require(takenElsewhere, "the accessory is known")
+        #expect(elsewhere.characteristic == nil && !elsewhere.changed)
     }
 
     @Test("a momentary characteristic's event is always a change and never kept")
@@ -130,5 +134,70 @@ struct HomeTreeTests {
         tree.takeStructure(of: [lamp])
         #expect(tree.accessoryCounts.reachable == 1)
         #expect(tree.accessory("lamp")?.accessory.isReachable == true)
+    }
+
+    static func command(_ verb: Inbound.Verb, _ path: String, _ payload: String) -> Inbound.Command {
+        Inbound.Command(verb: verb, path: path.split(separator: "/"), body: Inbound.Body(Array(payload.utf8)))
+    }
+
+    @Test("a set or a get read against the tree: the value checked; a service-level set all or nothing; a wrong path or value refused, naming it")
+    func commands() throws {
+        let tree = try Self.tree()
+        let on = try Self.reference(tree, "lamp", "on"), brightness = try Self.reference(tree, "lamp", "brightness")
+        let set = try tree.command(for: Self.command(.set, "lab/office/lamp/lightbulb/on", "true"))
+        #expect(set.0 == .single(CommandMachine.Item(on, .write(.bool(true)))))
+        let get = try tree.command(for: Self.command(.get, "lab/office/lamp/lightbulb/brightness", ""))
+        #expect(get.0 == .single(CommandMachine.Item(brightness, .read)))
+        let together = try tree.command(for: Self.command(.set, "lab/office/lamp/lightbulb", #"{"on": true, "brightness": 50, "id": 7}"#))
+        #expect(together.0 == .together([CommandMachine.Item(brightness, .write(.int(50))), CommandMachine.Item(on, .write(.bool(true)))]))
+        guard case .aggregated = together.1 else {
+            Issue.record("a service-level set is acknowledged aggregated")
+            return
+        }
+        #expect(throws: StatusError.self, "a value out of range") { try tree.command(for: Self.command(.set, "lab/office/lamp/lightbulb/brightness", "101")) }
+        #expect(throws: StatusError.self, "one bad member refuses the whole set") {
+            try tree.command(for: Self.command(.set, "lab/office/lamp/lightbulb", #"{"on": true, "colour": 3}"#))
+        }
+        do {
+            _ = try tree.command(for: Self.command(.set, "lab/office/lamp/bulb/on", "true"))
+            Issue.record("an unknown service is refused")
+        } catch {
+            #expect(error.status == .noSuchResource && error.message.contains("bulb"), "\(error.message)")
+        }
+    }
+
+    @Test("a reloaded layout takes the devices' structure with the layout's names and rooms; an accessory new in it joins if a device is given, else is left out")
+    func withDevices() throws {
+        let tree = try Self.tree()
+        var layout = tree.homes
+        layout[0].accessories = layout[0].accessories.map { accessory in
+            var named = accessory
+            named.services = []
+            if accessory.id == "lamp" { named.name = "Reading Lamp" }
+            return named
+        }
+        var newcomer = try #require(tree.accessory("sensor")?.accessory)
+        newcomer.id = "newcomer"
+        var stranger = newcomer
+        stranger.id = "stranger"
+        layout[0].accessories += [newcomer, stranger]
+        let merged = tree.withDevices(in: layout, joining: { $0 == "newcomer" ? newcomer : nil })
+        #expect(merged.joined == ["newcomer"] && merged.leftOut == ["stranger"])
+        let lamp = try #require(merged.homes[0].accessories.first { $0.id == "lamp" })
+        #expect(lamp.name == "Reading Lamp" && lamp.services == tree.accessory("lamp")?.accessory.services, "the layout's name, the device's structure")
+        #expect(merged.homes[0].accessories.map(\.id).contains("stranger") == false)
+    }
+
+    @Test("a request's characteristic by topic or by instance; one the tree lacks is not found")
+    func requested() throws {
+        let tree = try Self.tree()
+        let on = try Self.reference(tree, "lamp", "on")
+        let byTopic = try tree.requestedCharacteristic(.topic("homegate/lab/office/lamp/lightbulb/on"), home: nil)
+        #expect(byTopic.reference == on && byTopic.topic == "homegate/lab/office/lamp/lightbulb/on" && byTopic.characteristic.type == "on")
+        let byInstance = try tree.requestedCharacteristic(.instance(accessory: "lamp", iid: on.iid), home: nil)
+        #expect(byInstance.reference == on)
+        #expect(throws: RequestError.self) { try tree.requestedCharacteristic(.instance(accessory: "lamp", iid: 9_999), home: nil) }
+        #expect(throws: RequestError.self) { try tree.requestedAccessory("nowhere") }
+        #expect(try tree.requestedAccessory("lamp") == "lamp")
     }
 }

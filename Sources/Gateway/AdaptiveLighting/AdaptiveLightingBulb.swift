@@ -1,4 +1,6 @@
+import Foundation
 import HomeModel
+import Wire
 
 /// A lightbulb service that can follow Adaptive Lighting by itself: it has the Characteristic
 /// Value Transition Control and Supported Characteristic Value Transition Configuration, a
@@ -32,6 +34,31 @@ struct AdaptiveLightingBulb: Sendable, Equatable {
         self.brightness = brightness.iid
         self.activeCount = service.characteristic(ofType: "active-transition-count")?.iid
         self.manual = Set(["color-temperature", "hue", "saturation"].compactMap { service.characteristic(ofType: $0)?.iid })
+    }
+
+    /// A day's colour-temperature curve from `now` for this bulb (a new transition id each time).
+    func dayTransition(from now: Date, calendar: Calendar) -> TransitionControl.Transition {
+        TransitionControl.Transition(
+            temperatureIID: temperature, brightnessIID: brightness, transitionID: withUnsafeBytes(of: UUID().uuid) { Array($0) },
+            start: now, curve: TransitionControl.dayCurve(from: now, calendar: calendar, temperatures: temperatures))
+    }
+
+    /// Checks the bulb's answer to a transition written to it (`name` for messages): it must be
+    /// a transition of its own, running.
+    /// - Throws: `StatusError` (communication failure) saying what the bulb answered instead.
+    static func checkTaken(_ answer: Value?, name: String) throws(StatusError) {
+        guard case .data(let bytes)? = answer else {
+            throw StatusError(.communicationFailure, "\(name) did not answer the transition with its own")
+        }
+        let taken: TransitionControl.Answer
+        do throws(TLVError) {
+            taken = try TransitionControl.answer(bytes)
+        } catch {
+            throw StatusError(.communicationFailure, "\(name) answered the transition with what is not one: \(error)")
+        }
+        guard case .active = taken else {
+            throw StatusError(.communicationFailure, "\(name) did not take the transition: it answered that none runs")
+        }
     }
 
     /// Every such service of an accessory.

@@ -29,6 +29,11 @@ struct AdaptiveLightingSchedule: Sendable {
     /// Whether the bulb follows a transition it confirmed.
     func isOn(_ service: ServiceReference) -> Bool { renewals[service] != nil }
 
+    /// The state a bulb's `adaptive-lighting` topic carries: `on` or `off`.
+    func payload(_ service: ServiceReference) -> [UInt8] {
+        Array((isOn(service) ? "on" : "off").utf8)
+    }
+
     /// The bulb confirmed a transition spanning `span` at `now`.
     mutating func confirmed(_ service: ServiceReference, span: Duration, now: Duration) {
         wanted.insert(service)

@@ -15,38 +15,12 @@ import Wire
 /// comes back. `off`, a person's write to the colour temperature, hue or saturation (as in the
 /// Home app), or the bulb's own Active Transition Count dropping to 0 ends it.
 extension Gateway {
-    // MARK: The topic
-
-    /// `<service>/adaptive-lighting`.
-    func adaptiveLightingTopic(_ service: ServiceReference, home: HomeID) -> String? {
-        tree.map.topic(of: .service(home, service)).map { TopicGrammar.topic($0, .adaptiveLighting) }
-    }
-
-    /// The state a bulb's topic carries: `on` or `off`.
-    func adaptiveLightingPayload(_ service: ServiceReference) -> [UInt8] {
-        Array((adaptiveLighting.isOn(service) ? "on" : "off").utf8)
-    }
-
-    /// Publishes a bulb's state (withheld for a disabled accessory).
-    private func publishAdaptiveLighting(_ service: ServiceReference) {
-        guard let (home, _) = tree.accessory(service.accessoryID), let topic = adaptiveLightingTopic(service, home: home.id) else { return }
-        if policy.isDisabled(service.accessoryID) { withhold(topic, adaptiveLightingPayload(service)) } else { assertRetained(topic, adaptiveLightingPayload(service)) }
-    }
-
     // MARK: Sets and gets
-
-    /// Whether a command's path ends in `adaptive-lighting` below a service: the service, then.
-    func adaptiveLightingService(of path: [Substring]) -> ServiceReference? {
-        guard path.last == Substring(TopicGrammar.Attribute.adaptiveLighting.rawValue),
-              case .found(.service(_, let service)) = tree.map.resolve(Array(path.dropLast())) else { return nil }
-        return service
-    }
 
     /// A set (`on`, `off`, `true`, `false`, or `{"value": ...}`) or a get on a bulb's
     /// `adaptive-lighting`: a set is acknowledged once the bulb confirmed it.
     func handleAdaptiveLighting(_ command: Inbound.Command, service: ServiceReference, reply: Reply) {
-        guard let (_, accessory) = tree.accessory(service.accessoryID), let serviceObject = accessory.services.first(where: { $0.iid == service.serviceIID }),
-              let bulb = AdaptiveLightingBulb(serviceObject, of: accessory.id) else {
+        guard let bulb = tree.adaptiveLightingBulb(service) else {
             acknowledge(reply, failure: .noSuchResource, "\(tree.accessory(service.accessoryID)?.accessory.name ?? service.accessoryID.rawValue) has no Adaptive Lighting: "
                 + "its lightbulb needs the transition control, supported transition configuration, colour temperature and brightness characteristics")
             return
@@ -79,24 +53,9 @@ extension Gateway {
 
     /// Writes the bulb a day's curve from now; once it confirmed, Adaptive Lighting is on.
     func startTransition(_ bulb: AdaptiveLightingBulb) async throws(StatusError) {
-        let now = configuration.now()
-        let transition = TransitionControl.Transition(
-            temperatureIID: bulb.temperature, brightnessIID: bulb.brightness, transitionID: withUnsafeBytes(of: UUID().uuid) { Array($0) },
-            start: now, curve: TransitionControl.dayCurve(from: now, calendar: configuration.calendar, temperatures: bulb.temperatures))
+        let transition = bulb.dayTransition(from: configuration.now(), calendar: configuration.calendar)
         let answer = try await driver.writeWithResponse(.data(TransitionControl.enabling(transition)), to: bulb.control)
-        let name = tree.name(of: bulb.control)
-        guard case .data(let bytes)? = answer else {
-            throw StatusError(.communicationFailure, "\(name) did not answer the transition with its own")
-        }
-        let taken: TransitionControl.Answer
-        do throws(TLVError) {
-            taken = try TransitionControl.answer(bytes)
-        } catch {
-            throw StatusError(.communicationFailure, "\(name) answered the transition with what is not one: \(error)")
-        }
-        guard case .active = taken else {
-            throw StatusError(.communicationFailure, "\(name) did not take the transition: it answered that none runs")
-        }
+        try AdaptiveLightingBulb.checkTaken(answer, name: tree.name(of: bulb.control))
         let wasOn = adaptiveLighting.isOn(bulb.service)
         adaptiveLighting.confirmed(bulb.service, span: transition.span, now: clock.elapsed)
         if !wasOn { adaptiveLightingChanged(bulb.service) }
@@ -114,7 +73,10 @@ extension Gateway {
 
     /// The state changed: published, stored, announced.
     private func adaptiveLightingChanged(_ service: ServiceReference) {
-        publishAdaptiveLighting(service)
+        if let topic = tree.adaptiveLightingTopic(of: service) {
+            let payload = adaptiveLighting.payload(service)
+            if policy.isDisabled(service.accessoryID) { withhold(topic, payload) } else { assertRetained(topic, payload) }
+        }
         let wanted = adaptiveLighting.wanted
         storeWriter.write("save the Adaptive Lighting bulbs") { store throws(StoreError) in try store.saveAdaptiveLighting(wanted) }
         guard let (home, accessory) = tree.accessory(service.accessoryID) else { return }
@@ -129,7 +91,7 @@ extension Gateway {
     func endAdaptiveLightingOnManualWrites(_ results: [CommandMachine.Result]) {
         guard adaptiveLighting.isAnyOn else { return }
         for result in results {
-            guard case .written = result.outcome, let bulb = adaptiveLightingBulb(containing: result.item.reference),
+            guard case .written = result.outcome, let bulb = tree.adaptiveLightingBulb(containing: result.item.reference),
                   bulb.manual.contains(result.item.reference.iid), adaptiveLighting.ended(bulb.service) else { continue }
             logger.info("Adaptive Lighting of \(tree.name(of: bulb.control)) ended: its colour was set by hand")
             adaptiveLightingChanged(bulb.service)
@@ -139,15 +101,10 @@ extension Gateway {
     /// A value from a bulb: its Active Transition Count at 0 while Adaptive Lighting is on means
     /// the bulb ended it (a change made on the bulb, another controller's write).
     func followActiveTransitionCount(_ value: Value, of reference: CharacteristicReference) {
-        guard adaptiveLighting.isAnyOn, let bulb = adaptiveLightingBulb(containing: reference), bulb.activeCount == reference.iid,
+        guard adaptiveLighting.isAnyOn, let bulb = tree.adaptiveLightingBulb(containing: reference), bulb.activeCount == reference.iid,
               value.json.int == 0, adaptiveLighting.ended(bulb.service) else { return }
         logger.info("Adaptive Lighting of \(tree.name(of: bulb.control)) ended by the bulb (its active transition count is 0)")
         adaptiveLightingChanged(bulb.service)
-    }
-
-    private func adaptiveLightingBulb(containing reference: CharacteristicReference) -> AdaptiveLightingBulb? {
-        guard let (_, accessory) = tree.accessory(reference.accessoryID), let (service, _) = accessory.characteristic(reference.iid) else { return nil }
-        return AdaptiveLightingBulb(service, of: accessory.id)
     }
 
     // MARK: Renewals
@@ -178,8 +135,7 @@ extension Gateway {
 
     /// Writes a new transition as device work; a failure is logged (and a renewal tried again).
     private func giveTransition(to service: ServiceReference, because reason: String) {
-        guard let (_, accessory) = tree.accessory(service.accessoryID), let serviceObject = accessory.services.first(where: { $0.iid == service.serviceIID }),
-              let bulb = AdaptiveLightingBulb(serviceObject, of: accessory.id) else {
+        guard let bulb = tree.adaptiveLightingBulb(service) else {
             adaptiveLighting.forget(service)
             return
         }

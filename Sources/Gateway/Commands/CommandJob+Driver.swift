@@ -30,4 +30,16 @@ extension CommandMachine.Job {
             return [item.reference: .failure(error)]
         }
     }
+
+    /// The device's answer without a suspension, when it has one (a simulated accessory without
+    /// latency); nil when the call takes time.
+    func immediateAnswer(from driver: any AccessoryDriver) -> CommandMachine.Answer? {
+        guard items.count == 1, let item = items.first else { return nil }
+        switch item.operation {
+        case .write(let value):
+            return driver.writeNow(value, to: item.reference).map { [item.reference: $0.map { value }] }
+        case .read:
+            return driver.readNow(item.reference).map { [item.reference: $0] }
+        }
+    }
 }

@@ -30,77 +30,20 @@ extension Gateway {
         case aggregated([String: JSON])
     }
 
-    /// A set or a get arrived.
+    /// A set or a get arrived: read against the tree (``HomeTree/command(for:)``), then handed to
+    /// the machine; a refusal is acknowledged at once and reaches no device.
     func handle(_ command: Inbound.Command, from message: Message) {
         metrics.recordCommand(command.verb)
         let reply = Reply(to: message, id: command.body.id)
-        if let service = adaptiveLightingService(of: command.path) {
+        if let service = tree.adaptiveLightingService(of: command.path) {
             handleAdaptiveLighting(command, service: service, reply: reply)
             return
         }
         do {
-            let resolved = tree.map.resolve(command.path) // once: a set's topic names a service or a characteristic
-            if command.verb == .set, case .found(.service) = resolved {
-                submit(.together(try serviceItems(command.body, path: command.path)), to: .reply(reply, .aggregated([:])))
-                return
-            }
-            let item = try item(for: command, resolved: resolved)
-            submit(.single(item), to: .reply(reply, .single))
+            let (machineCommand, shape) = try tree.command(for: command)
+            submit(machineCommand, to: .reply(reply, shape))
         } catch {
             acknowledge(reply, failure: error.status, error.message)
-        }
-    }
-
-    /// A service-level set (`{"on": true, "brightness": 50}` on `<service>/set`): every
-    /// characteristic named by its segment and every value checked before anything is written
-    /// (one refusal refuses the whole set), then written in one device call.
-    private func serviceItems(_ body: Inbound.Body, path: [Substring]) throws(StatusError) -> [CommandMachine.Item] {
-        guard case .object(let members) = body else {
-            throw StatusError(.invalidValue, "a set on a service takes a JSON object of its characteristics and values: {\"on\": true, \"brightness\": 50}")
-        }
-        var items: [CommandMachine.Item] = []
-        for (segment, raw) in members.sorted(by: { $0.key < $1.key }) where segment != "id" {
-            let levels = path + [Substring(segment)]
-            guard case .found(.characteristic(_, let reference)) = tree.map.resolve(levels) else {
-                throw StatusError(.noSuchResource, tree.map.describeUnresolved(levels: levels, index: path.count, segment: segment, base: base))
-            }
-            guard let characteristic = tree.characteristic(reference) else {
-                throw StatusError(.noSuchResource, "\(segment) is not a characteristic of \(path.joined(separator: "/"))")
-            }
-            let value = try CommandValue.read(.object(["value": raw]), for: characteristic)
-            items.append(CommandMachine.Item(reference, .write(value)))
-        }
-        guard !items.isEmpty else {
-            throw StatusError(.invalidValue, "the JSON object names no characteristic of \(path.joined(separator: "/")): {\"on\": true, \"brightness\": 50}")
-        }
-        return items
-    }
-
-    /// The characteristic a command names, and what to do with it, checked: a value that fails
-    /// never reaches the device.
-    private func item(for command: Inbound.Command, resolved: TopicMap.Resolution) throws(StatusError) -> CommandMachine.Item {
-        let verb = command.verb.rawValue
-        guard !command.path.isEmpty else {
-            throw StatusError(.noSuchResource, "\(verb) needs a characteristic: \(base)/<home>/<room>/<accessory>/<service>/<characteristic>/\(verb)")
-        }
-        let reference: CharacteristicReference
-        switch resolved {
-        case .found(.characteristic(_, let found)):
-            reference = found
-        case .found:
-            throw StatusError(.noSuchResource, "\(command.path.joined(separator: "/")) is not a characteristic; \(verb) takes <home>/<room>/<accessory>/<service>/<characteristic>/\(verb)")
-        case .unresolved(let index, let segment):
-            throw StatusError(.noSuchResource, tree.map.describeUnresolved(levels: command.path, index: index, segment: segment, base: base))
-        }
-        guard let characteristic = tree.characteristic(reference) else {
-            throw StatusError(.noSuchResource, "\(command.path.joined(separator: "/")) is not a characteristic")
-        }
-        switch command.verb {
-        case .set:
-            return CommandMachine.Item(reference, .write(try CommandValue.read(command.body, for: characteristic)))
-        case .get:
-            try characteristic.validateRead()
-            return CommandMachine.Item(reference, .read)
         }
     }
 
@@ -127,7 +70,7 @@ extension Gateway {
         while let action = pending.popFirst() {
             switch action {
             case .start(let job):
-                if let answer = immediateAnswer(to: job) {
+                if let answer = job.immediateAnswer(from: driver) {
                     recordFailures(of: job, answer)
                     pending.append(contentsOf: machine.complete(job.id, with: answer, now: clock.elapsed))
                 } else {
@@ -143,18 +86,6 @@ extension Gateway {
             }
         }
         wakeCommandTimerIfNeeded()
-    }
-
-    /// The device's answer without a suspension, when it has one (a simulated accessory without
-    /// latency); nil when the call takes time.
-    private func immediateAnswer(to job: CommandMachine.Job) -> CommandMachine.Answer? {
-        guard job.items.count == 1, let item = job.items.first else { return nil }
-        switch item.operation {
-        case .write(let value):
-            return driver.writeNow(value, to: item.reference).map { [item.reference: $0.map { value }] }
-        case .read:
-            return driver.readNow(item.reference).map { [item.reference: $0] }
-        }
     }
 
     /// Calls the device as device work, cancelled when the machine abandons the job (at its
@@ -219,28 +150,15 @@ extension Gateway {
         switch recipients.removeValue(forKey: ticket) {
         case .reply(let reply, .single)?:
             guard let result = results.first else { return }
-            acknowledge(reply, result)
+            let (payload, status) = tree.acknowledgement(of: result, for: reply, timeout: configuration.writeTimeout)
+            acknowledge(reply, payload: payload, status: status)
         case .reply(let reply, .aggregated(let extra))?:
-            acknowledge(reply, aggregatedAcknowledgement(results, extra: extra), status: results.first { $0.outcome.status != .success }?.outcome.status ?? .success)
+            let (body, status) = tree.aggregatedAcknowledgement(results, extra: extra)
+            acknowledge(reply, body, status: status)
         case .waiter(let continuation)?:
             continuation.resume(returning: results)
         case .nobody?, nil:
             break
-        }
-    }
-
-    /// A set's or get's acknowledgement.
-    private func acknowledge(_ reply: Reply, _ result: CommandMachine.Result) {
-        switch result.outcome {
-        case .written(let value), .read(let value):
-            let label = tree.label(of: value, at: result.item.reference)
-            acknowledge(reply, payload: reply.successPayload(value, label: label, milliseconds: reply.millisecondsSinceReceived), status: .success)
-        case .failed(let error):
-            acknowledge(reply, failure: error.status, error.message)
-        case .timedOut(.write):
-            acknowledge(reply, failure: .timedOut, "\(tree.name(of: result.item.reference)) did not confirm the write within \(configuration.writeTimeout.inSeconds)")
-        case .timedOut(.read):
-            acknowledge(reply, failure: .timedOut, "\(tree.name(of: result.item.reference)) did not answer the read within \(configuration.writeTimeout.inSeconds)")
         }
     }
 
@@ -264,41 +182,19 @@ extension Gateway {
 
     /// A failed command's acknowledgement: `{"ok": false, "status", "error", "message"}`.
     func acknowledge(_ reply: Reply, failure status: HAPStatus, _ message: String) {
-        acknowledge(reply, ["ok": false, "status": .int(status.rawValue), "error": .string(status.name), "message": .string(message)], status: status)
-    }
-
-    /// Each write's outcome as aggregated acknowledgements list it: `accessory`, `iid`, `topic`,
-    /// `ok`, `status`, `message`.
-    func results(_ results: [CommandMachine.Result]) -> [JSON] {
-        results.map { result in
-            let reference = result.item.reference
-            let topic = tree.topic(of: reference)
-            return .object([
-                "accessory": .string(reference.accessoryID.rawValue), "iid": .int(reference.iid), "topic": .string(topic),
-                "ok": .bool(result.outcome.status == .success), "status": .int(result.outcome.status.rawValue),
-                "message": .string(result.outcome.failureMessage),
-            ])
-        }
-    }
-
-    /// The aggregated acknowledgement: `ok` only if every write succeeded.
-    func aggregatedAcknowledgement(_ outcomes: [CommandMachine.Result], extra: [String: JSON] = [:]) -> [String: JSON] {
-        var body = extra
-        body["ok"] = .bool(outcomes.allSatisfy { $0.outcome.status == .success })
-        body["results"] = .array(results(outcomes))
-        return body
+        acknowledge(reply, payload: reply.failurePayload(status, message), status: status)
     }
 
     // MARK: Values
 
     /// A value the device confirmed or reported: into the tree and onto its retained topic.
     func applyValue(_ value: Value, to reference: CharacteristicReference) {
-        guard tree.locations[reference.accessoryID] != nil else { return }
+        guard let taken = tree.takeValue(value, at: reference) else { return } // an accessory the home lacks
         heard(from: reference.accessoryID)
-        guard let (characteristic, home, changed) = tree.takeValue(value, at: reference) else { return }
+        guard let characteristic = taken.characteristic else { return }
         if adaptiveLighting.isAnyOn, characteristic.type == "active-transition-count" { followActiveTransitionCount(value, of: reference) }
         // The history keeps what changed (an event of a momentary characteristic is a change).
-        if publishValue(value, of: characteristic, reference: reference, home: home), changed {
+        if publishValue(value, of: characteristic, reference: reference, home: taken.home), taken.changed {
             recordHistory(value, of: reference)
         }
     }

@@ -23,7 +23,7 @@ extension Gateway {
         let outcomes = await outcomes(of: .each(actionSet.actions.map { CommandMachine.Item($0.characteristic, .write($0.value)) }))
         let execution = ActionSetExecution(actionSet: actionSet.name, outcomes: outcomes)
         announce("action-set-executed", ["home": .string(home.name), "actionSet": .string(actionSet.name), "cause": .string(cause),
-                                         "ok": .bool(execution.ok), "results": .array(results(outcomes))])
+                                         "ok": .bool(execution.ok), "results": .array(tree.listed(outcomes))])
         return execution
     }
 }

@@ -104,7 +104,7 @@ extension Gateway {
 
     /// The aggregated acknowledgement: `ok` only if every write succeeded; `results` per write.
     private func acknowledgeAll(_ reply: Reply, _ outcomes: [CommandMachine.Result], extra: [String: JSON]) {
-        let failure = outcomes.first { $0.outcome.status != .success }?.outcome.status ?? .success
-        acknowledge(reply, aggregatedAcknowledgement(outcomes, extra: extra), status: failure)
+        let (body, status) = tree.aggregatedAcknowledgement(outcomes, extra: extra)
+        acknowledge(reply, body, status: status)
     }
 }

@@ -45,6 +45,11 @@ struct Reply: Sendable {
         return JSON.object(body).encoded()
     }
 
+    /// A failure's payload: `{"ok": false, "status", "error", "message"}` (HAP's status, its name, in words).
+    func failurePayload(_ status: HAPStatus, _ message: String) -> [UInt8] {
+        payload(["ok": false, "status": .int(status.rawValue), "error": .string(status.name), "message": .string(message)])
+    }
+
     /// A set's or get's success, `{"id", "label", "ms", "ok": true, "retained", "value"}`, written
     /// straight in the order JSON's sorted keys give (the same bytes as ``payload(_:)`` makes of
     /// the object, without building it: every set has one).

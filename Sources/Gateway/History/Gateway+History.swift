@@ -71,7 +71,11 @@ extension Gateway {
             throw RequestError(code: "history-off", message: "this gateway keeps no history (its configuration has history: {enabled: false})")
         }
         let range = try request.range(now: configuration.now().unixMilliseconds)
-        let (reference, topic) = try historyCharacteristic(request)
+        let requested = try tree.requestedCharacteristic(request.characteristic, home: request.home)
+        guard let topic = requested.topic else {
+            throw RequestError.notFound("\(tree.name(of: requested.reference)) has no topic: it is hidden")
+        }
+        let reference = requested.reference
         let found: HistoryRange?
         do {
             found = try await storeWriter.read { store throws(StoreError) in
@@ -87,15 +91,5 @@ extension Gateway {
             "points": .array(history.points.map(\.json)), "truncated": .bool(history.truncated),
             "previous": history.previous.map(\.json) ?? .null,
         ]
-    }
-
-    /// The characteristic a history request names, and its current topic.
-    private func historyCharacteristic(_ request: HistoryRequest) throws -> (CharacteristicReference, String) {
-        let management = Management(homes: tree.homes, map: tree.map, base: base, isPairedDevice: { _ in false })
-        let target = try management.resolve(request.characteristic, .characteristic, home: request.home)
-        guard let topic = target.topic else {
-            throw RequestError.notFound("no characteristic \(target.iid) of accessory \"\(target.accessory)\" has a topic")
-        }
-        return (CharacteristicReference(accessoryID: AccessoryID(target.accessory), iid: target.iid), topic)
     }
 }

@@ -66,33 +66,15 @@ extension Gateway {
     @discardableResult
     public func reload(_ layout: @Sendable (_ running: [Home]) -> [Home]) -> Set<AccessoryID> {
         let before = tree.homes
-        var merged = layout(tree.homes)
-        var leftOut: Set<AccessoryID> = []
-        for homeIndex in merged.indices {
-            // Devices keep their structure, values and reachability; the new name and room are the layout's.
-            let home = merged[homeIndex]
-            merged[homeIndex].accessories = home.accessories.compactMap { accessory in
-                guard var device = self.tree.accessory(accessory.id)?.accessory ?? joining(accessory, home: home) else {
-                    logger.notice("accessory \(accessory.id) is new in the configuration; it appears at the next start")
-                    leftOut.insert(accessory.id)
-                    return nil
-                }
-                device.name = accessory.name
-                device.roomID = accessory.roomID
-                return device
-            }
-        }
+        let (merged, joined, leftOut) = tree.withDevices(in: layout(tree.homes), joining: { simulator?.accessory($0) })
+        for id in leftOut.sorted(by: { $0.rawValue < $1.rawValue }) { logger.notice("accessory \(id) is new in the configuration; it appears at the next start") }
         tree.homes = merged
         commitLayoutChange(from: before)
+        for id in joined {
+            guard let (home, accessory) = tree.accessory(id) else { continue }
+            logger.info("accessory \(id) (\(accessory.name)) is new in the configuration; it joins \(home.name), \(home.room(of: accessory).name)")
+        }
         logger.info("configuration reloaded")
         return leftOut
-    }
-
-    /// A simulated accessory new in a reloaded layout, as the simulator has it; nil if the
-    /// simulator does not have it.
-    private func joining(_ accessory: Accessory, home: Home) -> Accessory? {
-        guard let device = simulator?.accessory(accessory.id) else { return nil }
-        logger.info("accessory \(accessory.id) (\(accessory.name)) is new in the configuration; it joins \(home.name), \(home.room(of: accessory).name)")
-        return device
     }
 }

@@ -85,16 +85,28 @@ struct HomeTree {
     // MARK: Changes
 
     /// A value the device confirmed or reported, kept unless the characteristic is momentary.
-    /// Returns the characteristic as it was, its home, and whether the value changed (an event
-    /// of a momentary characteristic always does); nil for a characteristic the tree lacks.
-    mutating func takeValue(_ value: Value, at reference: CharacteristicReference) -> (characteristic: Characteristic, home: HomeID, changed: Bool)? {
-        guard let location = locations[reference.accessoryID],
-              let (_, characteristic) = homes[location.home].accessories[location.accessory].characteristic(reference.iid) else { return nil }
+    /// Returns the accessory's home, the characteristic as it was (nil for one the accessory
+    /// lacks) and whether the value changed (an event of a momentary characteristic always
+    /// does); nil for an accessory the tree lacks.
+    mutating func takeValue(_ value: Value, at reference: CharacteristicReference) -> TakenValue? {
+        guard let location = locations[reference.accessoryID] else { return nil }
+        let home = homes[location.home].id
+        guard let (_, characteristic) = homes[location.home].accessories[location.accessory].characteristic(reference.iid) else {
+            return TakenValue(home: home, characteristic: nil, changed: false)
+        }
         let changed = characteristic.isMomentary || characteristic.value != value
         if !characteristic.isMomentary, changed {
             homes[location.home].accessories[location.accessory].setValue(value, iid: reference.iid)
         }
-        return (characteristic, homes[location.home].id, changed)
+        return TakenValue(home: home, characteristic: characteristic, changed: changed)
+    }
+
+    /// What ``takeValue(_:at:)`` found: the accessory's home, the characteristic as it was
+    /// (nil if the accessory lacks it), and whether the value changed.
+    struct TakenValue {
+        let home: HomeID
+        let characteristic: Characteristic?
+        let changed: Bool
     }
 
     /// Marks an accessory reachable.
@@ -210,6 +222,30 @@ struct HomeTree {
             homes[location.home].accessories[location.accessory] = current.described(by: device)
         }
         return (cameBack, unknown)
+    }
+
+    /// A new layout (a reloaded configuration merged with the running one) with the devices
+    /// in it: each accessory the tree has keeps its device's structure, values and
+    /// reachability, with the layout's name and room; one new in it is `joining`'s (the
+    /// simulator's device), else left out (it appears at the next start).
+    func withDevices(in layout: [Home], joining: (AccessoryID) -> Accessory?) -> (homes: [Home], joined: [AccessoryID], leftOut: Set<AccessoryID>) {
+        var merged = layout
+        var joined: [AccessoryID] = []
+        var leftOut: Set<AccessoryID> = []
+        for homeIndex in merged.indices {
+            merged[homeIndex].accessories = merged[homeIndex].accessories.compactMap { accessory in
+                let known = self.accessory(accessory.id)?.accessory
+                guard var device = known ?? joining(accessory.id) else {
+                    leftOut.insert(accessory.id)
+                    return nil
+                }
+                if known == nil { joined.append(accessory.id) }
+                device.name = accessory.name
+                device.roomID = accessory.roomID
+                return device
+            }
+        }
+        return (merged, joined, leftOut)
     }
 
     /// How many accessories the tree has, and how many of them are reachable.

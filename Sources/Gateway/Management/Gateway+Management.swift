@@ -105,6 +105,6 @@ extension Gateway {
         guard let execution = await executeActionSet(actionSet, inHome: homeID, cause: "request") else {
             throw RequestError.notFound("the action set is gone")
         }
-        return ["actionSet": .string(execution.actionSet), "allOk": .bool(execution.ok), "results": .array(results(execution.outcomes))]
+        return ["actionSet": .string(execution.actionSet), "allOk": .bool(execution.ok), "results": .array(tree.listed(execution.outcomes))]
     }
 }

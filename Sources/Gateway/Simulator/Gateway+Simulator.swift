@@ -10,7 +10,8 @@ extension Gateway {
         guard let simulator else { throw GatewayRequest.unknown("simulator") }
         switch request {
         case .update(let name, let raw):
-            let (reference, characteristic) = try simulatedCharacteristic(name)
+            let requested = try tree.requestedCharacteristic(name, home: nil)
+            let (reference, characteristic) = (requested.reference, requested.characteristic)
             let value: Value
             do {
                 value = try Value.parse(json: raw, format: characteristic.format, name: characteristic.displayName)
@@ -23,7 +24,7 @@ extension Gateway {
             if characteristic.supportsEvents, await simulator.isReachable(reference.accessoryID) { applyValue(value, to: reference) }
             return ["accessory": .string(reference.accessoryID.rawValue), "iid": .int(reference.iid), "value": .value(value)]
         case .reachability(let accessory, let reachable):
-            let id = try simulatedAccessory(accessory)
+            let id = try tree.requestedAccessory(accessory)
             try await device { try await simulator.setReachable(id, reachable) }
             // Applied before the answer (the device events that follow change nothing more).
             for affected in [id] + tree.homes.flatMap(\.accessories).filter({ $0.bridgeID == id }).map(\.id) {
@@ -31,37 +32,19 @@ extension Gateway {
             }
             return ["accessory": .string(id.rawValue), "reachable": .bool(reachable)]
         case .flood(let name, let count):
-            let (reference, characteristic) = try simulatedCharacteristic(name)
+            let requested = try tree.requestedCharacteristic(name, home: nil)
+            let (reference, characteristic) = (requested.reference, requested.characteristic)
             guard characteristic.format.isNumeric, let lower = characteristic.minValue, let upper = characteristic.maxValue else {
                 throw RequestError.invalid("flood needs a numeric characteristic with a minimum and a maximum")
             }
             try await device { try await simulator.flood(reference, count: count, range: lower...upper) }
             return ["accessory": .string(reference.accessoryID.rawValue), "iid": .int(reference.iid), "count": .int(count)]
         case .behaviour(let accessory, let latency, let failure):
-            let id = try simulatedAccessory(accessory)
+            let id = try tree.requestedAccessory(accessory)
             let failStatus: HAPStatus? = if case .fail(let status) = failure { status } else { nil }
             try await device { try await simulator.setBehaviour(id, latency: latency, failStatus: failStatus, clearFailure: failure == .clear) }
             return ["accessory": .string(id.rawValue)]
         }
-    }
-
-    /// The accessory a control names, which the home must have.
-    private func simulatedAccessory(_ name: String) throws -> AccessoryID {
-        let id = AccessoryID(name)
-        guard tree.accessory(id) != nil else { throw RequestError.notFound("no accessory \"\(id)\"") }
-        return id
-    }
-
-    /// The characteristic a control names, through the one resolver of every request.
-    private func simulatedCharacteristic(_ name: ManagementRequest.TargetName) throws -> (CharacteristicReference, Characteristic) {
-        let management = Management(homes: tree.homes, map: tree.map, base: base, isPairedDevice: { _ in false })
-        let target = try management.resolve(name, .characteristic, home: nil)
-        let id = AccessoryID(target.accessory)
-        guard let (_, accessory) = tree.accessory(id) else { throw RequestError.notFound("no accessory \"\(id)\"") }
-        guard let (_, characteristic) = accessory.characteristic(target.iid) else {
-            throw RequestError.notFound("\(accessory.name) has no characteristic with iid \(target.iid)")
-        }
-        return (CharacteristicReference(accessoryID: id, iid: target.iid), characteristic)
     }
 
     /// Runs a simulator call; its refusal is the request's (`not-found`, else `invalid-request`).
