@@ -81,7 +81,7 @@ extension Gateway {
                 forEachRetained(of: accessory, in: home, index: index, payloads: payloads, metaPayloads: &metaPayloads, body)
             }
         }
-        for (topic, payload) in browserRetained() { body(topic, payload) }
+        for (topic, payload) in browser.retained { body(topic, payload) }
     }
 
     /// One accessory's retained messages (see ``forEachRetained(_:)``). What the options hold

@@ -16,7 +16,7 @@ extension Gateway {
         guard accessory.isCamera else {
             throw RequestError(code: "not-allowed", message: "\(accessory.name) is not a camera (it has no Camera RTP Stream Management service)")
         }
-        guard let topic = tree.snapshotTopic(of: id) else { throw RequestError.notFound("no topic for accessory \(id)") }
+        guard let topic = tree.topic(of: id, .snapshot) else { throw RequestError.notFound("no topic for accessory \(id)") }
         let image: [UInt8]
         do {
             image = try await driver.snapshot(of: id, width: width, height: height)

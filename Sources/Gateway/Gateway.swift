@@ -139,8 +139,8 @@ public actor Gateway {
     /// What the gateway asserts, retained, the ledger of it and the synchronisation with the
     /// broker (``RetainedMachine``; its actions are carried out in `Gateway+Retained.swift`).
     var retained: RetainedMachine
-    /// The accessory browser's accessories (`<base>/$browser/<device id>`), by device id.
-    var browserFound: [String: FoundAccessory] = [:]
+    /// The accessory browser's accessories (`<base>/$browser/<device id>`: ``BrowserEntries``).
+    var browser: BrowserEntries
     /// Every write and read under way or waiting, and who hears how each went.
     var machine: CommandMachine
     var recipients: [CommandMachine.Ticket: Recipient] = [:]
@@ -209,6 +209,7 @@ public actor Gateway {
         // The topics are laid out once the devices' structure is known (``adoptDeviceStructure()``).
         self.tree = HomeTree(base: configuration.baseTopic.string, homes: homes)
         self.retained = RetainedMachine(base: configuration.baseTopic.string, ledger: (try? store?.retainedTopics()) ?? [])
+        self.browser = BrowserEntries(base: configuration.baseTopic.string)
         self.storedOptions = StoredAtStart.options(store, logger: logger)
         self.adaptiveLighting = AdaptiveLightingSchedule(wanted: StoredAtStart.adaptiveLighting(store, logger: logger))
     }
@@ -344,7 +345,7 @@ public actor Gateway {
         let known = Set(tree.locations.keys)
         for device in devices where !known.contains(device.id) && driver.placement(of: device.id) != nil { place(device) }
         reindex()
-        warnAboutOptionsNamingNothing()
+        for warning in PublishPolicy.optionsNamingNothing(table: configuration.options, stored: storedOptions, tree: tree) { logger.warning("\(warning)") }
         for device in devices where device.isReachable { heard(from: device.id) }
         // The history gets the values that differ from those the store last knew.
         for device in devices {

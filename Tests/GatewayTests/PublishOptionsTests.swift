@@ -122,6 +122,16 @@ import MQTT
         #expect(PublishPolicy.unknownPaths(in: options, of: Self.lamp, in: Self.home.id, map: Self.map) == ["lightbulb/brightnes", "lightbulb/hue"])
     }
 
+    @Test("the log's warnings: options of an accessory the home lacks, and a path the accessory lacks, given or stored")
+    func optionsNamingNothing() throws {
+        var tree = HomeTree(base: "homegate", homes: [Self.home])
+        tree.reindex()
+        let table = OptionsTable(defaults: try Self.read(#"{"exclude": ["lightbulb/hue"]}"#), accessories: ["ghost": try Self.read(#"{"disabled": true}"#)])
+        let warnings = PublishPolicy.optionsNamingNothing(table: table, stored: [Self.lamp.id: try Self.read(#"{"exclude": ["lightbulb/brightnes"]}"#)], tree: tree)
+        #expect(warnings == ["options are given for accessory ghost, which the home does not have",
+                             "the options of Floor Lamp (lamp) name what it does not have: lightbulb/brightnes"], "the defaults' paths are not the lamp's own")
+    }
+
     // MARK: Discovery
 
     @Test func discoveryTakesNamesDeviceClassesAndLeavesOut() throws {

@@ -21,10 +21,8 @@ extension Gateway {
 
     /// Publishes what `id`'s `$last-seen` says now.
     private func publishLastSeen(of id: AccessoryID) {
-        guard let (home, accessory) = tree.accessory(id), let date = lastSeen.published(id),
-              let topic = tree.map.topic(of: .accessory(home.id, accessory.id)) else { return }
-        let lastSeenTopic = TopicGrammar.topic(topic, .lastSeen)
-        if policy.isDisabled(id) { withhold(lastSeenTopic, LastSeen.payload(date)) } else { assertRetained(lastSeenTopic, LastSeen.payload(date)) }
+        guard let date = lastSeen.published(id), let topic = tree.topic(of: id, .lastSeen) else { return }
+        if policy.isDisabled(id) { withhold(topic, LastSeen.payload(date)) } else { assertRetained(topic, LastSeen.payload(date)) }
     }
 
     /// Publishes the `$last-seen` of the accessories heard from since their last one, once
@@ -48,12 +46,9 @@ extension Gateway {
     func rememberLastSeenFromBroker() {
         defer { brokerLastSeen = [:] }
         guard !brokerLastSeen.isEmpty else { return }
-        for home in tree.homes {
-            for accessory in home.accessories where lastSeen.published(accessory.id) == nil {
-                guard let topic = tree.map.topic(of: .accessory(home.id, accessory.id)), let payload = brokerLastSeen[TopicGrammar.topic(topic, .lastSeen)],
-                      let date = LastSeen.date(fromPayload: payload) else { continue }
-                lastSeen.remember(accessory.id, at: date)
-            }
+        for accessory in tree.homes.flatMap(\.accessories) where lastSeen.published(accessory.id) == nil {
+            guard let topic = tree.topic(of: accessory.id, .lastSeen), let payload = brokerLastSeen[topic], let date = LastSeen.date(fromPayload: payload) else { continue }
+            lastSeen.remember(accessory.id, at: date)
         }
     }
 }

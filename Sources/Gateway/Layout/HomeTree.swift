@@ -1,5 +1,6 @@
 import Accessories
 import HomeModel
+import Wire
 
 /// The home tree the engine keeps: the homes, with their devices' structure, values and
 /// reachability; the topic of each object (``TopicMap``); where each accessory is. A value type
@@ -74,6 +75,12 @@ struct HomeTree {
         return Set(accessory.visibleServices.flatMap { service in
             service.characteristics.compactMap { map.topic(of: .characteristic(home.id, CharacteristicReference(accessoryID: id, iid: $0.iid))) }
         })
+    }
+
+    /// `<accessory topic>/<attribute>` (`$snapshot`, `$last-seen`); nil for an accessory the tree lacks.
+    func topic(of id: AccessoryID, _ attribute: TopicGrammar.Attribute) -> String? {
+        guard let location = locations[id] else { return nil }
+        return map.topic(of: .accessory(homes[location.home].id, id)).map { TopicGrammar.topic($0, attribute) }
     }
 
     /// The topic of a characteristic's value; nil for a hidden one.

@@ -66,7 +66,7 @@ extension Gateway {
 
     private func pair(_ request: ManagementRequest.Pairing, placement: Placement) async throws -> [String: JSON] {
         guard let pairing else { throw RequestError(code: "not-allowed", message: "this gateway cannot pair") }
-        let (host, port, transport) = try pairingAddress(request.address)
+        let (host, port, transport) = try browser.address(request.address)
         do {
             let ids = try await pairing.pair(host: host, port: port, transport: transport, code: request.code, placement: placement)
             return ["accessories": .array(ids.map { .string($0.rawValue) })]

@@ -87,21 +87,4 @@ extension Gateway {
         retained.layoutChanged()
         republishAfterLayoutChange()
     }
-
-    /// Says in the log which options name nothing: an accessory the home does not have, a path
-    /// its accessory does not have (a typo, a service renamed since).
-    func warnAboutOptionsNamingNothing() {
-        for id in Set(configuration.options.accessories.keys).union(storedOptions.keys).sorted(by: { $0.rawValue < $1.rawValue }) {
-            guard let (home, accessory) = tree.accessory(id) else {
-                logger.warning("options are given for accessory \(id), which the home does not have")
-                continue
-            }
-            // The accessory's own options (the defaults' paths need not fit every accessory).
-            let own = (configuration.options.accessories[id] ?? AccessoryOptions()).overlaid(by: storedOptions[id] ?? AccessoryOptions())
-            let unknown = PublishPolicy.unknownPaths(in: own, of: accessory, in: home.id, map: tree.map)
-            if !unknown.isEmpty {
-                logger.warning("the options of \(accessory.name) (\(id)) name what it does not have: \(unknown.joined(separator: ", "))")
-            }
-        }
-    }
 }

@@ -129,6 +129,20 @@ struct PublishPolicy: Sendable {
         return places
     }
 
+    /// What the log says of options that name nothing: an accessory the tree does not have, a
+    /// path its accessory does not have (a typo, a service renamed since). The accessory's own
+    /// options only: the defaults' paths need not fit every accessory.
+    static func optionsNamingNothing(table: OptionsTable, stored: [AccessoryID: AccessoryOptions], tree: HomeTree) -> [String] {
+        Set(table.accessories.keys).union(stored.keys).sorted(by: { $0.rawValue < $1.rawValue }).compactMap { id in
+            guard let (home, accessory) = tree.accessory(id) else {
+                return "options are given for accessory \(id), which the home does not have"
+            }
+            let own = (table.accessories[id] ?? AccessoryOptions()).overlaid(by: stored[id] ?? AccessoryOptions())
+            let unknown = unknownPaths(in: own, of: accessory, in: home.id, map: tree.map)
+            return unknown.isEmpty ? nil : "the options of \(accessory.name) (\(id)) name what it does not have: \(unknown.joined(separator: ", "))"
+        }
+    }
+
     /// The paths `options` names that match nothing of the accessory (a typo, a service renamed).
     static func unknownPaths(in options: AccessoryOptions, of accessory: Accessory, in home: HomeID, map: TopicMap) -> [String] {
         let places = places(of: accessory, in: home, map: map)

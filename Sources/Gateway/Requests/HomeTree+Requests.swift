@@ -33,9 +33,4 @@ extension HomeTree {
         return id
     }
 
-    /// A camera's `<accessory topic>/$snapshot`.
-    func snapshotTopic(of id: AccessoryID) -> String? {
-        guard let location = locations[id] else { return nil }
-        return map.topic(of: .accessory(homes[location.home].id, id)).map { TopicGrammar.topic($0, .snapshot) }
-    }
 }
