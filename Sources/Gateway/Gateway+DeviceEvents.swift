@@ -20,13 +20,11 @@ extension Gateway {
         case .removed(let ids):
             remove(ids)
         case .warning(let id, let message):
-            let (home, accessory) = tree.accessory(id).map { ($0.home.name, $0.accessory.name) } ?? ("", id.rawValue)
-            announce("accessory-warning", ["accessory": .string(id.rawValue), "name": .string(accessory), "home": .string(home), "message": .string(message)])
+            announce(tree.warningEvent(id, message: message))
         case .deviceEvent(let id, let kind, let fields):
-            guard let (home, accessory) = tree.accessory(id) else { return }
+            guard let event = tree.deviceEvent(id, kind: kind, data: fields) else { return }
             heard(from: id)
-            announce("device-event", ["accessory": .string(id.rawValue), "name": .string(accessory.name), "home": .string(home.name),
-                                      "kind": .string(kind), "data": .object(fields)])
+            announce(event)
         }
     }
 
@@ -51,48 +49,26 @@ extension Gateway {
         let changed = tree.homes != before
         if changed {
             reindex()
-            recordChangedValues(of: devices, before: before)
+            recordChangedValues(of: devices.map(\.id), comparedWith: before)
         }
         for id in cameBack { tree.markReachable(id) }
         let announceCameBack = {
             for id in cameBack {
-                guard let (home, accessory) = self.tree.accessory(id) else { continue }
+                guard let (home, accessory) = self.tree.accessory(id), let event = self.tree.reachabilityEvent(id, reachable: true) else { continue }
                 if !changed { self.publishReachability(of: accessory, home: home.id) }
-                self.announce("accessory-reachability", ["accessory": .string(id.rawValue), "name": .string(accessory.name), "home": .string(home.name), "reachable": .bool(true)])
+                self.announce(event)
                 self.resumeAdaptiveLighting(of: id)
             }
         }
         if changed {
             commitLayoutChange(from: before, reindexed: true) {
-                announceUpdates(comparedWith: topicsBefore)
+                for event in tree.updateEvents(comparedWith: topicsBefore) { announce(event) }
                 announceCameBack()
             }
         } else {
             announceCameBack()
         }
         if !cameBack.isEmpty { recordAccessoryCounts() }
-    }
-
-    /// The history gets the values a device's description changed (all of a new accessory's).
-    private func recordChangedValues(of devices: [Accessory], before: [Home]) {
-        let previous = Dictionary(before.flatMap(\.accessories).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        for device in devices {
-            guard let (home, accessory) = tree.accessory(device.id) else { continue }
-            recordChangedValues(of: accessory, comparedWith: previous[device.id], home: home.id)
-        }
-    }
-
-    /// An accessory whose services or characteristics changed on the device (its configuration
-    /// number went up) is announced as `accessory-updated` with the topics added and removed.
-    private func announceUpdates(comparedWith topicsBefore: [AccessoryID: Set<String>]) {
-        for (id, old) in topicsBefore.sorted(by: { $0.key.rawValue < $1.key.rawValue }) {
-            let new = tree.characteristicTopics(of: id)
-            guard new != old, let (home, accessory) = tree.accessory(id) else { continue }
-            announce("accessory-updated", [
-                "accessory": .string(id.rawValue), "name": .string(accessory.name), "home": .string(home.name),
-                "added": .array(new.subtracting(old).sorted().map(JSON.string)), "removed": .array(old.subtracting(new).sorted().map(JSON.string)),
-            ])
-        }
     }
 
     /// A new accessory goes into the home the driver names (``HomeTree/place(_:_:)``).
@@ -123,7 +99,7 @@ extension Gateway {
         recordHealth(.reachabilityChanged(id))
         recordAccessoryCounts()
         publishReachability(of: accessory, home: home.id)
-        announce("accessory-reachability", ["accessory": .string(accessory.id.rawValue), "name": .string(accessory.name), "home": .string(home.name), "reachable": .bool(reachable)])
+        if let event = tree.reachabilityEvent(id, reachable: reachable) { announce(event) }
         if reachable {
             refresh(accessory)
             resumeAdaptiveLighting(of: id)

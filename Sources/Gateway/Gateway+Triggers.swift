@@ -127,10 +127,10 @@ extension Gateway {
             trigger "\(trigger.name)" in "\(home.name)": \(skip.missed) occurrence(s) missed, the latest \
             \(ISODate.text(skip.occurrence)), \(skip.lateness.toTheMillisecond) s ago (more than the grace period); not run
             """)
-        announce("trigger-missed", [
+        announce(Announcement("trigger-missed", [
             "home": .string(home.name), "trigger": .string(trigger.name), "fireDate": .string(ISODate.text(skip.occurrence)),
             "missed": .int(skip.missed), "lateSeconds": .double(skip.lateness.toTheMillisecond), "next": .string(skip.next.map(ISODate.text)),
-        ])
+        ]))
     }
 
     /// Runs the trigger's action sets together, then announces `trigger-fired` with each one's
@@ -163,7 +163,7 @@ extension Gateway {
             "ok": .bool(executions.allSatisfy { $0?.ok == true }), "results": .array(entries),
         ]
         if fire.isLate { fields["lateSeconds"] = .double(fire.lateness.toTheMillisecond) }
-        announce("trigger-fired", fields)
+        announce(Announcement("trigger-fired", fields))
     }
 }
 

@@ -337,7 +337,7 @@ public actor Gateway {
     /// accessories the layout does not have yet.
     func adoptDeviceStructure() async throws {
         let devices = try await driver.accessories()
-        let before = Dictionary(tree.homes.flatMap(\.accessories).map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let before = tree.homes
         tree.takeStructure(of: devices)
         // A device's accessories the home does not have yet (a new pairing) are placed; the
         // first synchronisation publishes them. A simulated accessory the home does not have was
@@ -348,10 +348,7 @@ public actor Gateway {
         for warning in PublishPolicy.optionsNamingNothing(table: configuration.options, stored: storedOptions, tree: tree) { logger.warning("\(warning)") }
         for device in devices where device.isReachable { heard(from: device.id) }
         // The history gets the values that differ from those the store last knew.
-        for device in devices {
-            guard let (home, accessory) = tree.accessory(device.id) else { continue }
-            recordChangedValues(of: accessory, comparedWith: before[device.id], home: home.id)
-        }
+        recordChangedValues(of: devices.map(\.id), comparedWith: before)
         layoutDidChange(saving: true)
     }
 

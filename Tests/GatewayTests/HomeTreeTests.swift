@@ -200,4 +200,32 @@ struct HomeTreeTests {
         #expect(throws: RequestError.self) { try tree.requestedAccessory("nowhere") }
         #expect(try tree.requestedAccessory("lamp") == "lamp")
     }
+
+    @Test("an accessory's events name it and its home; a device's new structure is announced with the topics added and removed")
+    func events() throws {
+        var tree = try Self.tree()
+        #expect(tree.reachabilityEvent("lamp", reachable: false)?.fields["name"] == "Lamp")
+        #expect(tree.reachabilityEvent("nowhere", reachable: true) == nil)
+        #expect(tree.warningEvent("nowhere", message: "odd").fields["name"] == "nowhere", "named by id when the tree lacks it")
+        let before = ["lamp": tree.characteristicTopics(of: "lamp")] as [AccessoryID: Set<String>]
+        #expect(tree.updateEvents(comparedWith: before).isEmpty)
+        let bulb = try #require(tree.homes[0].accessories[0].services.firstIndex { $0.type == "lightbulb" })
+        tree.homes[0].accessories[0].services[bulb].characteristics.removeAll { $0.type == "brightness" }
+        tree.reindex()
+        let updated = tree.updateEvents(comparedWith: before)
+        #expect(updated.map(\.kind) == ["accessory-updated"])
+        #expect(updated.first?.fields["removed"] == ["homegate/lab/office/lamp/lightbulb/brightness"] && updated.first?.fields["added"] == [])
+    }
+
+    @Test("the values a description changed, for the history: those that differ, all of a new accessory's; none hidden or momentary")
+    func changedValues() throws {
+        var tree = try Self.tree()
+        let before = tree.homes
+        let brightness = try Self.reference(tree, "lamp", "brightness")
+        _ = tree.takeValue(.int(70), at: brightness)
+        #expect(tree.changedValues(of: ["lamp"], comparedWith: before).map(\.0) == [brightness])
+        #expect(tree.changedValues(of: ["button"], comparedWith: before).isEmpty, "a button's events are not states")
+        let sensor = tree.changedValues(of: ["sensor"], comparedWith: [])
+        #expect(sensor.map(\.1) == [.float(21.5)], "all of an accessory new since")
+    }
 }

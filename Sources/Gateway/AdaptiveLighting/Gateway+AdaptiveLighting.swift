@@ -80,8 +80,8 @@ extension Gateway {
         let wanted = adaptiveLighting.wanted
         storeWriter.write("save the Adaptive Lighting bulbs") { store throws(StoreError) in try store.saveAdaptiveLighting(wanted) }
         guard let (home, accessory) = tree.accessory(service.accessoryID) else { return }
-        announce("adaptive-lighting", ["accessory": .string(accessory.id.rawValue), "name": .string(accessory.name), "home": .string(home.name),
-                                        "service": .int(Int64(service.serviceIID)), "on": .bool(adaptiveLighting.isOn(service))])
+        announce(Announcement("adaptive-lighting", ["accessory": .string(accessory.id.rawValue), "name": .string(accessory.name), "home": .string(home.name),
+                                        "service": .int(Int64(service.serviceIID)), "on": .bool(adaptiveLighting.isOn(service))]))
     }
 
     // MARK: What ends it

@@ -23,10 +23,10 @@ extension Gateway {
                 switch change {
                 case .retain(let topic, let payload, let announced):
                     assertRetained(topic, payload)
-                    if let announced { announce("browser-found", announced) }
+                    if let announced { announce(Announcement("browser-found", announced)) }
                 case .clear(let topic, let announced):
                     clearRetained(topic)
-                    announce("browser-removed", announced)
+                    announce(Announcement("browser-removed", announced))
                 }
             }
         }

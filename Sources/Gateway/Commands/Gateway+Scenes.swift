@@ -22,8 +22,8 @@ extension Gateway {
         guard let home = tree.homes.first(where: { $0.id == homeID }), let actionSet = home.actionSets.first(where: { $0.id == id }) else { return nil }
         let outcomes = await outcomes(of: .each(actionSet.actions.map { CommandMachine.Item($0.characteristic, .write($0.value)) }))
         let execution = ActionSetExecution(actionSet: actionSet.name, outcomes: outcomes)
-        announce("action-set-executed", ["home": .string(home.name), "actionSet": .string(actionSet.name), "cause": .string(cause),
-                                         "ok": .bool(execution.ok), "results": .array(tree.listed(outcomes))])
+        announce(Announcement("action-set-executed", ["home": .string(home.name), "actionSet": .string(actionSet.name), "cause": .string(cause),
+                                         "ok": .bool(execution.ok), "results": .array(tree.listed(outcomes))]))
         return execution
     }
 }

@@ -33,19 +33,11 @@ extension Gateway {
         storeWriter.recordHistory(HistoryPoint(characteristic: reference, time: configuration.now().unixMilliseconds, value: value.jsonText))
     }
 
-    /// Records the values of `accessory` that differ from those of `previous` (all of them when
-    /// there is none): a device's description brought them. Hidden characteristics (no topic) and
-    /// momentary ones (events, not states) are left out.
-    func recordChangedValues(of accessory: Accessory, comparedWith previous: Accessory?, home: HomeID) {
+    /// Records the values of accessories `ids` a device's description changed since `before`
+    /// (``HomeTree/changedValues(of:comparedWith:)``).
+    func recordChangedValues(of ids: [AccessoryID], comparedWith before: [Home]) {
         guard configuration.history != nil else { return }
-        for service in accessory.visibleServices {
-            for characteristic in service.characteristics where !characteristic.isMomentary {
-                guard let value = characteristic.value, previous?.characteristic(characteristic.iid)?.1.value != value else { continue }
-                let reference = CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid)
-                guard tree.map.topic(of: .characteristic(home, reference)) != nil else { continue }
-                recordHistory(value, of: reference)
-            }
-        }
+        for (reference, value) in tree.changedValues(of: ids, comparedWith: before) { recordHistory(value, of: reference) }
     }
 
     /// Removes points older than the retention, now and then every prune interval, on the

@@ -30,7 +30,7 @@ extension Gateway {
     func commitLayoutChange(from before: [Home], reindexed: Bool = false, announcing: () -> Void = {}) {
         if !reindexed { reindex() }
         layoutDidChange(saving: true)
-        for event in LayoutChanges.events(from: before, to: tree.homes) { announce(event.kind, event.fields) }
+        for event in LayoutChanges.events(from: before, to: tree.homes) { announce(event) }
         announcing()
         republishAfterLayoutChange()
     }
@@ -46,10 +46,10 @@ extension Gateway {
         }
     }
 
-    /// Announces a change on `$events`.
-    func announce(_ event: String, _ fields: [String: JSON]) {
-        var body = fields
-        body["event"] = .string(event)
+    /// Announces a change on `$events`: its fields with `event`, its kind.
+    func announce(_ event: Announcement) {
+        var body = event.fields
+        body["event"] = .string(event.kind)
         send(TopicGrammar.topic(base, .events), JSON.object(body).encoded(), retain: false)
     }
 

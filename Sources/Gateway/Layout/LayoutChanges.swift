@@ -1,43 +1,50 @@
 import HomeModel
 import Wire
 
+/// One `$events` message: its `event` (the kind) and its fields.
+struct Announcement {
+    let kind: String
+    let fields: [String: JSON]
+
+    init(_ kind: String, _ fields: [String: JSON]) {
+        self.kind = kind
+        self.fields = fields
+    }
+}
+
 /// The `$events` a layout change produces.
 enum LayoutChanges {
-    struct Event {
-        let kind: String
-        let fields: [String: JSON]
-    }
 
-    static func events(from before: [Home], to after: [Home]) -> [Event] {
-        var events: [Event] = []
+    static func events(from before: [Home], to after: [Home]) -> [Announcement] {
+        var events: [Announcement] = []
         let old = Dictionary(before.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
         for home in after {
             guard let previous = old[home.id] else {
-                events.append(Event(kind: "home-added", fields: ["home": .string(home.name)]))
+                events.append(Announcement("home-added", ["home": .string(home.name)]))
                 continue
             }
-            if previous.name != home.name { events.append(Event(kind: "home-renamed", fields: ["home": .string(home.name), "oldName": .string(previous.name)])) }
+            if previous.name != home.name { events.append(Announcement("home-renamed", ["home": .string(home.name), "oldName": .string(previous.name)])) }
             events += roomEvents(previous, home) + zoneEvents(previous, home) + accessoryEvents(previous, home)
             events += serviceEvents(previous, home) + groupEvents(previous, home) + actionSetEvents(previous, home) + triggerEvents(previous, home)
         }
         for home in before where !after.contains(where: { $0.id == home.id }) {
-            events.append(Event(kind: "home-removed", fields: ["home": .string(home.name)]))
+            events.append(Announcement("home-removed", ["home": .string(home.name)]))
         }
         let oldPrimary = before.first(where: \.isPrimary)
         if let primary = after.first(where: \.isPrimary), primary.id != oldPrimary?.id {
-            events.append(Event(kind: "home-primary", fields: ["home": .string(primary.name), "oldHome": .string(oldPrimary?.name)]))
+            events.append(Announcement("home-primary", ["home": .string(primary.name), "oldHome": .string(oldPrimary?.name)]))
         }
         return events
     }
 
-    private static func roomEvents(_ before: Home, _ after: Home) -> [Event] {
+    private static func roomEvents(_ before: Home, _ after: Home) -> [Announcement] {
         diff(before.rooms, after.rooms, id: \.id, name: \.name, object: "room", home: after.name)
     }
 
-    private static func zoneEvents(_ before: Home, _ after: Home) -> [Event] {
+    private static func zoneEvents(_ before: Home, _ after: Home) -> [Announcement] {
         var events = diff(before.zones, after.zones, id: \.id, name: \.name, object: "zone", home: after.name)
         for (previous, zone) in kept(before.zones, after.zones, id: \.id) where previous.roomIDs != zone.roomIDs {
-            events.append(Event(kind: "zone-updated", fields: [
+            events.append(Announcement("zone-updated", [
                 "home": .string(after.name), "zone": .string(zone.name),
                 "rooms": .array(zone.roomIDs.compactMap { after.room(withID: $0).map { JSON.string($0.name) } }),
             ]))
@@ -45,10 +52,10 @@ enum LayoutChanges {
         return events
     }
 
-    private static func accessoryEvents(_ before: Home, _ after: Home) -> [Event] {
+    private static func accessoryEvents(_ before: Home, _ after: Home) -> [Announcement] {
         var events = diff(before.accessories, after.accessories, id: \.id, name: \.name, object: "accessory", home: after.name)
         for (previous, accessory) in kept(before.accessories, after.accessories, id: \.id) where previous.roomID != accessory.roomID {
-            events.append(Event(kind: "accessory-assigned", fields: [
+            events.append(Announcement("accessory-assigned", [
                 "home": .string(after.name), "accessory": .string(accessory.id.rawValue), "name": .string(accessory.name),
                 "room": .string(after.room(of: accessory).name), "oldRoom": .string(before.room(of: previous).name),
             ]))
@@ -57,12 +64,12 @@ enum LayoutChanges {
     }
 
     /// `service-renamed`: the accessory by id, with its name; the service by iid.
-    private static func serviceEvents(_ before: Home, _ after: Home) -> [Event] {
-        var events: [Event] = []
+    private static func serviceEvents(_ before: Home, _ after: Home) -> [Announcement] {
+        var events: [Announcement] = []
         for (previous, accessory) in kept(before.accessories, after.accessories, id: \.id) {
             for service in accessory.services {
                 guard let previousService = previous.service(service.iid), previousService.name != service.name else { continue }
-                events.append(Event(kind: "service-renamed", fields: [
+                events.append(Announcement("service-renamed", [
                     "home": .string(after.name), "accessory": .string(accessory.id.rawValue), "name": .string(accessory.name),
                     "service": .int(service.iid), "newName": .string(service.name), "oldName": .string(previousService.name),
                 ]))
@@ -71,10 +78,10 @@ enum LayoutChanges {
         return events
     }
 
-    private static func groupEvents(_ before: Home, _ after: Home) -> [Event] {
+    private static func groupEvents(_ before: Home, _ after: Home) -> [Announcement] {
         var events = diff(before.serviceGroups, after.serviceGroups, id: \.id, name: \.name, object: "service-group", key: "serviceGroup", home: after.name)
         for (previous, group) in kept(before.serviceGroups, after.serviceGroups, id: \.id) where previous.services != group.services {
-            events.append(Event(kind: "service-group-updated", fields: [
+            events.append(Announcement("service-group-updated", [
                 "home": .string(after.name), "serviceGroup": .string(group.name),
                 "services": .array(group.services.map { .object(["accessory": .string($0.accessoryID.rawValue), "service": .int($0.serviceIID)]) }),
             ]))
@@ -82,10 +89,10 @@ enum LayoutChanges {
         return events
     }
 
-    private static func actionSetEvents(_ before: Home, _ after: Home) -> [Event] {
+    private static func actionSetEvents(_ before: Home, _ after: Home) -> [Announcement] {
         var events = diff(before.actionSets, after.actionSets, id: \.id, name: \.name, object: "action-set", key: "actionSet", home: after.name)
         for (previous, actionSet) in kept(before.actionSets, after.actionSets, id: \.id) where previous.actions != actionSet.actions {
-            events.append(Event(kind: "action-set-updated", fields: [
+            events.append(Announcement("action-set-updated", [
                 "home": .string(after.name), "actionSet": .string(actionSet.name),
                 "actions": .array(actionSet.actions.map { action in
                     .object(["accessory": .string(action.characteristic.accessoryID.rawValue), "characteristic": .int(action.characteristic.iid),
@@ -98,15 +105,15 @@ enum LayoutChanges {
 
     /// `trigger-added/-removed/-renamed`, `trigger-enabled/-disabled`, and `trigger-updated` when
     /// its fire date, recurrence or action sets change.
-    private static func triggerEvents(_ before: Home, _ after: Home) -> [Event] {
+    private static func triggerEvents(_ before: Home, _ after: Home) -> [Announcement] {
         var events = diff(before.triggers, after.triggers, id: \.id, name: \.name, object: "trigger", home: after.name)
         for (previous, trigger) in kept(before.triggers, after.triggers, id: \.id) {
             if previous.isEnabled != trigger.isEnabled {
-                events.append(Event(kind: trigger.isEnabled ? "trigger-enabled" : "trigger-disabled",
-                                    fields: ["home": .string(after.name), "trigger": .string(trigger.name)]))
+                events.append(Announcement(trigger.isEnabled ? "trigger-enabled" : "trigger-disabled",
+                                    ["home": .string(after.name), "trigger": .string(trigger.name)]))
             }
             guard previous.fireDate != trigger.fireDate || previous.recurrence != trigger.recurrence || previous.actionSetIDs != trigger.actionSetIDs else { continue }
-            events.append(Event(kind: "trigger-updated", fields: [
+            events.append(Announcement("trigger-updated", [
                 "home": .string(after.name), "trigger": .string(trigger.name),
                 "fireDate": .string(ISODate.text(trigger.fireDate)), "enabled": .bool(trigger.isEnabled),
                 "recurrence": trigger.recurrence.map { .object(["unit": .string($0.unit.rawValue), "every": .int($0.every)]) } ?? .null,
@@ -124,8 +131,8 @@ enum LayoutChanges {
 
     /// `<object>-added/-removed/-renamed`, the object's name under `key` (default: `object`).
     private static func diff<T, ID: Hashable>(_ before: [T], _ after: [T], id: KeyPath<T, ID>, name: KeyPath<T, String>, object: String, key: String? = nil,
-                                             home: String) -> [Event] {
-        var events: [Event] = []
+                                             home: String) -> [Announcement] {
+        var events: [Announcement] = []
         let old = Dictionary(before.map { ($0[keyPath: id], $0) }, uniquingKeysWith: { first, _ in first })
         let new = Set(after.map { $0[keyPath: id] })
         func fields(_ element: T) -> [String: JSON] {
@@ -140,13 +147,13 @@ enum LayoutChanges {
             if let previous = old[element[keyPath: id]] {
                 guard previous[keyPath: name] != element[keyPath: name] else { continue }
                 fields["oldName"] = .string(previous[keyPath: name])
-                events.append(Event(kind: "\(object)-renamed", fields: fields))
+                events.append(Announcement("\(object)-renamed", fields))
             } else {
-                events.append(Event(kind: "\(object)-added", fields: fields))
+                events.append(Announcement("\(object)-added", fields))
             }
         }
         for element in before where !new.contains(element[keyPath: id]) {
-            events.append(Event(kind: "\(object)-removed", fields: fields(element)))
+            events.append(Announcement("\(object)-removed", fields(element)))
         }
         return events
     }

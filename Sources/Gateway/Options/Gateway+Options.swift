@@ -71,8 +71,8 @@ extension Gateway {
             let stored = storedOptions
             storeWriter.write("save the accessories' options") { store throws(StoreError) in try store.saveAccessoryOptions(stored) }
             optionsDidChange()
-            announce("accessory-options", ["accessory": .string(id.rawValue), "name": .string(accessory.name), "home": .string(home.name),
-                                           "options": (policy.options[id] ?? AccessoryOptions()).json])
+            announce(Announcement("accessory-options", ["accessory": .string(id.rawValue), "name": .string(accessory.name), "home": .string(home.name),
+                                           "options": (policy.options[id] ?? AccessoryOptions()).json]))
         }
         return ["accessory": .string(id.rawValue), "options": (storedOptions[id] ?? AccessoryOptions()).json,
                 "configured": configuration.options.options(of: id).json, "effective": (policy.options[id] ?? AccessoryOptions()).json]
