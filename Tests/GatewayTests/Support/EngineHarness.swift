@@ -60,8 +60,9 @@ final class EngineHarness: Sendable {
         bus.connect()
         _ = try await bus.next(on: "\(base)/$layout")
         // `$layout` can go out before the rest of the synchronisation's retained topics, in the
-        // same turn of the engine: a call to the engine runs after that turn.
-        await gateway.waitUntilSubscribed()
+        // same turn of the engine: a call into the engine (isolated, so it waits for that turn;
+        // `waitUntilSubscribed()` is nonisolated and would not) runs after it.
+        _ = await gateway.isConnectedToBroker
     }
 
     deinit { task.cancel() }
