@@ -65,85 +65,20 @@ extension Gateway {
         }
     }
 
-    /// Everything the gateway asserts, retained, in the order it is published: `$layout` in its
-    /// parts, then per accessory `$meta`, `$reachable`, every value (momentary characteristics
-    /// excepted) with its label when it has one and each characteristic's `$meta` as the output
-    /// setting says, Home Assistant's discovery config when enabled; last the accessory
-    /// browser's entries. Each topic comes once; payloads are made one at a time, never all held.
+    /// Everything the gateway asserts, retained, in the order it is published
+    /// (``RetainedTree/forEach(_:)``); what the options hold back goes to the page instead
+    /// (``withhold(_:_:)``).
     func forEachRetained(_ body: (String, [UInt8]) -> Void) {
-        let payloads = payloads
-        for (topic, payload) in LayoutDocument(base: base, map: tree.map, options: policy.options).messages(for: tree.homes) { body(topic, payload) }
-        // Characteristics of one kind share a definition and so a `$meta`: made once, shared.
-        var metaPayloads: [ObjectIdentifier: [UInt8]] = [:]
-        for home in tree.homes {
-            let index = HomeIndex(home)
-            for accessory in home.accessories {
-                forEachRetained(of: accessory, in: home, index: index, payloads: payloads, metaPayloads: &metaPayloads, body)
-            }
+        let retainedTree = RetainedTree(tree: tree, policy: policy, payloads: payloads, output: configuration.output, characteristicMeta: configuration.characteristicMeta,
+                                        homeAssistantPrefix: configuration.homeAssistantPrefix, lastSeen: lastSeen, adaptiveLighting: adaptiveLighting, browser: browser)
+        retainedTree.forEach { topic, payload, withheld in
+            if withheld { withhold(topic, payload) } else { body(topic, payload) }
         }
-        for (topic, payload) in browser.retained { body(topic, payload) }
-    }
-
-    /// One accessory's retained messages (see ``forEachRetained(_:)``). What the options hold
-    /// back (a disabled accessory's, an excluded characteristic's, a value not retained) goes to
-    /// the page instead (``withhold(_:_:)``).
-    private func forEachRetained(of accessory: Accessory, in home: Home, index: HomeIndex, payloads: TreePayloads, metaPayloads: inout [ObjectIdentifier: [UInt8]],
-                                 _ body: (String, [UInt8]) -> Void) {
-        guard let topic = tree.map.topic(of: .accessory(home.id, accessory.id)) else { return }
-        let disabled = policy.isDisabled(accessory.id)
-        func emit(_ topic: String, _ payload: [UInt8], withheld: Bool = false) {
-            if disabled || withheld { withhold(topic, payload) } else { body(topic, payload) }
-        }
-        emit(TopicGrammar.topic(topic, .meta), payloads.meta(accessory, in: home, index: index, characteristicMeta: &metaPayloads))
-        let reachable = Array((accessory.isReachable ? "true" : "false").utf8)
-        emit(TopicGrammar.topic(topic, .reachable), reachable)
-        if let seen = lastSeen.published(accessory.id) { emit(TopicGrammar.topic(topic, .lastSeen), LastSeen.payload(seen)) }
-        // Home Assistant's copy of `$reachable`, before the config that points at it.
-        let discovery = payloads.discoveryConfig(accessory, in: home, index: index)
-        if discovery != nil, let prefix = configuration.homeAssistantPrefix {
-            body(HomeAssistantDiscovery.reachabilityTopic(for: accessory.id, prefix: prefix), reachable)
-        }
-        for bulb in AdaptiveLightingBulb.all(of: accessory) {
-            if let topic = tree.adaptiveLightingTopic(of: bulb.service) { emit(topic, adaptiveLighting.payload(bulb.service)) }
-        }
-        for service in accessory.visibleServices {
-            if configuration.output.perService, let (serviceTopic, payload) = payloads.values(of: service, of: accessory, home: home.id) {
-                emit(serviceTopic, payload)
-            }
-            guard configuration.output.perCharacteristic else { continue }
-            if let (colorTopic, payload) = payloads.color(of: service, of: accessory, home: home.id) {
-                emit(colorTopic, payload, withheld: payloads.isExcluded(service, of: accessory, types: ["hue", "saturation"]))
-            }
-            for characteristic in service.characteristics {
-                let reference = CharacteristicReference(accessoryID: accessory.id, iid: characteristic.iid)
-                guard let valueTopic = tree.map.topic(of: .characteristic(home.id, reference)) else { continue }
-                let rule = policy.rule(reference)
-                if configuration.characteristicMeta {
-                    let key = ObjectIdentifier(characteristic.definition)
-                    let payload = metaPayloads[key] ?? LayoutDocument.characteristicMeta(characteristic)
-                    metaPayloads[key] = payload
-                    emit(TopicGrammar.topic(valueTopic, .meta), payload, withheld: rule.excluded)
-                }
-                guard !characteristic.isMomentary, let value = characteristic.value else { continue }
-                emit(valueTopic, value.encoded, withheld: rule.excluded || !rule.retain)
-                if let label = ValueLabels.of(characteristic)?.label(of: value) {
-                    emit("\(valueTopic)/label", Array(label.utf8), withheld: rule.excluded || !rule.retain)
-                }
-            }
-        }
-        if let discovery { body(discovery.topic, discovery.payload) }
     }
 
     /// The payloads the tree's retained topics carry, from the tree and the options as they are now.
     var payloads: TreePayloads {
         TreePayloads(base: base, map: tree.map, policy: policy, homeAssistantPrefix: configuration.homeAssistantPrefix)
-    }
-
-    /// Everything the gateway asserts, retained, in order (``forEachRetained(_:)`` collected).
-    func desiredRetained() -> [(topic: String, payload: [UInt8])] {
-        var desired: [(topic: String, payload: [UInt8])] = []
-        forEachRetained { topic, payload in desired.append((topic, payload)) }
-        return desired
     }
 
     /// Home Assistant came (back) online: every discovery config again, changed or not.
@@ -238,7 +173,9 @@ extension Gateway {
     /// new topics published in the tree's order (an accessory's `$reachable` and values before its
     /// discovery config), then old ones cleared; unchanged ones left alone.
     func republishAfterLayoutChange() {
-        carry(retained.reassert(desiredRetained()))
+        var desired: [(topic: String, payload: [UInt8])] = []
+        forEachRetained { topic, payload in desired.append((topic, payload)) }
+        carry(retained.reassert(desired))
     }
 }
 
