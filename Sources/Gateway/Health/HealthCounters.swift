@@ -1,6 +1,7 @@
 import Foundation
 import HomeModel
 import Timing
+import Wire
 
 /// What `$health` reports and `/metrics` counts, kept once: the messages the gateway sent and, per
 /// accessory, the events heard from it, the writes it failed, its reachability changes and its
@@ -57,6 +58,29 @@ struct HealthCounters: Sendable {
         eventsAtLastReport = accessories.mapValues(\.events)
         lastReport = now
         return rates
+    }
+
+    /// The `$health` message at `now` (`time` the wall clock's): per accessory of `homes` its
+    /// counts, with the MQTT session's figures and the process's; starts the next period of the
+    /// events per minute.
+    mutating func report(of homes: [Home], now: ContinuousClock.Instant, time: Date, mqtt: [String: JSON], process: ProcessFigures) -> JSON {
+        let rates = eventsPerMinute(now: now)
+        var entries: [String: JSON] = [:]
+        for accessory in homes.flatMap(\.accessories) {
+            let counts = accessories[accessory.id] ?? Accessory()
+            var entry: [String: JSON] = [
+                "name": .string(accessory.name), "reachable": .bool(accessory.isReachable),
+                "eventsPerMinute": .double(((rates[accessory.id] ?? 0) * 100).rounded() / 100), "events": .int(Int64(counts.events)),
+                "failedWrites": .int(Int64(counts.failedWrites)), "reachabilityChanges": .int(Int64(counts.reachabilityChanges)),
+            ]
+            if let error = counts.lastError { entry["lastError"] = .string(error) }
+            entries[accessory.id.rawValue] = .object(entry)
+        }
+        var body: [String: JSON] = ["time": .string(ISODate.text(time)), "mqtt": .object(mqtt), "accessories": .object(entries)]
+        if let uptime = process.uptimeSeconds { body["uptimeSeconds"] = .double((uptime * 10).rounded() / 10) }
+        if let resident = process.residentBytes { body["residentBytes"] = .int(Int64(resident)) }
+        if let cpu = process.cpuSeconds { body["cpuSeconds"] = .double((cpu * 100).rounded() / 100) }
+        return .object(body)
     }
 }
 
