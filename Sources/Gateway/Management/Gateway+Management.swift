@@ -23,16 +23,20 @@ extension Gateway {
         case .identify(let accessory, let home):
             return try await identify(try management.accessoryID(accessory, home: home))
         case .pair(let request):
-            return try await pair(request, placement: try management.placement(room: request.room, home: request.home))
+            let placement = try management.placement(room: request.room, home: request.home)
+            return try await pairingService.answerPair(at: try browser.address(request.address), code: request.code, placement: placement)
         case .unpair(let accessory, let home):
-            return try await unpair(try management.accessoryID(accessory, home: home))
+            return try await pairingService.answerUnpair(try management.accessoryID(accessory, home: home))
         case .pairings(let accessory, let remove, let home):
-            return try await devicePairings(try management.accessoryID(accessory, home: home), removing: remove)
+            return try await pairingService.answerPairings(of: try management.accessoryID(accessory, home: home), removing: remove)
         case .options(let accessory, let options, let home):
             return try accessoryOptions(try management.accessoryID(accessory, home: home), setting: options)
         case .executeActionSet(let name, let home):
             let (homeID, actionSet) = try management.actionSet(name, home: home)
-            return try await execute(actionSet, inHome: homeID)
+            guard let execution = await executeActionSet(actionSet, inHome: homeID, cause: "request") else {
+                throw RequestError.notFound("the action set is gone")
+            }
+            return ["actionSet": .string(execution.actionSet), "allOk": .bool(execution.ok), "results": .array(tree.listed(execution.outcomes))]
         case .browse(let on):
             return try browse(on)
         case .snapshot(let request):
@@ -64,47 +68,12 @@ extension Gateway {
         return ["accessory": .string(id.rawValue)]
     }
 
-    private func pair(_ request: ManagementRequest.Pairing, placement: Placement) async throws -> [String: JSON] {
-        guard let pairing else { throw RequestError(code: "not-allowed", message: "this gateway cannot pair") }
-        let (host, port, transport) = try browser.address(request.address)
-        do {
-            let ids = try await pairing.pair(host: host, port: port, transport: transport, code: request.code, placement: placement)
-            return ["accessories": .array(ids.map { .string($0.rawValue) })]
-        } catch let error as PairingFailure {
-            throw RequestError(code: error.code, message: error.message)
+    /// The pairing service, which a gateway without one (the simulator alone) lacks.
+    /// - Throws: ``RequestError`` `not-allowed`.
+    private var pairingService: any PairingService {
+        get throws {
+            guard let pairing else { throw RequestError(code: "not-allowed", message: "this gateway cannot pair") }
+            return pairing
         }
-    }
-
-    private func unpair(_ id: AccessoryID) async throws -> [String: JSON] {
-        guard let pairing else { throw RequestError(code: "not-allowed", message: "this gateway cannot pair") }
-        do {
-            try await pairing.unpair(id)
-        } catch {
-            throw RequestError(code: "device-error", message: "\(error)")
-        }
-        return ["accessory": .string(id.rawValue)]
-    }
-
-    /// The controllers the accessory's device is paired with, after removing the one named.
-    private func devicePairings(_ id: AccessoryID, removing pairingID: String?) async throws -> [String: JSON] {
-        guard let pairing else { throw RequestError(code: "not-allowed", message: "this gateway cannot pair") }
-        do {
-            if let pairingID { try await pairing.removeController(pairingID, from: id) }
-            let controllers = try await pairing.controllers(of: id)
-            var answer: [String: JSON] = ["accessory": .string(id.rawValue), "controllers": .array(controllers.map { controller in
-                .object(["id": .string(controller.pairingID), "admin": .bool(controller.isAdmin), "thisGateway": .bool(controller.isThisGateway)])
-            })]
-            if let pairingID { answer["removed"] = .string(pairingID) }
-            return answer
-        } catch let error as PairingFailure {
-            throw RequestError(code: error.code, message: error.message)
-        }
-    }
-
-    private func execute(_ actionSet: ActionSetID, inHome homeID: HomeID) async throws -> [String: JSON] {
-        guard let execution = await executeActionSet(actionSet, inHome: homeID, cause: "request") else {
-            throw RequestError.notFound("the action set is gone")
-        }
-        return ["actionSet": .string(execution.actionSet), "allOk": .bool(execution.ok), "results": .array(tree.listed(execution.outcomes))]
     }
 }
