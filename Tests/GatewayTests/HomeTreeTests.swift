@@ -228,4 +228,29 @@ struct HomeTreeTests {
         let sensor = tree.changedValues(of: ["sensor"], comparedWith: [])
         #expect(sensor.map(\.1) == [.float(21.5)], "all of an accessory new since")
     }
+
+    @Test("a shortcut read against the tree: a group's services with the characteristic, a value one of them refuses listed apart; names compared loosely; what names nothing refused")
+    func shortcuts() throws {
+        var tree = try Self.tree()
+        let lamp = try #require(tree.service(of: try Self.reference(tree, "lamp", "on"))?.service.iid)
+        let slow = try #require(tree.service(of: try Self.reference(tree, "slow", "on"))?.service.iid)
+        tree.homes[0].serviceGroups = [ServiceGroup(id: "lights", name: "All Lights", services: [
+            ServiceReference(accessoryID: "lamp", serviceIID: lamp), ServiceReference(accessoryID: "slow", serviceIID: slow),
+        ])]
+        tree.reindex()
+        let on = Inbound.Shortcut(home: "lab", target: .group(name: "all-lights", characteristic: "on"), body: Inbound.Body(Array("true".utf8)))
+        guard case .writes(let writes, let refused, let extra) = try tree.plan(for: on) else {
+            Issue.record("a group's writes")
+            return
+        }
+        #expect(writes.count == 2 && refused.isEmpty && extra["group"] == "All Lights")
+        let bright = Inbound.Shortcut(home: "lab", target: .group(name: "All Lights", characteristic: "brightness"), body: Inbound.Body(Array("101".utf8)))
+        guard case .writes(let none, let tooBright, _) = try tree.plan(for: bright) else {
+            Issue.record("refused values listed")
+            return
+        }
+        #expect(none.isEmpty && tooBright.count == 2)
+        #expect(throws: StatusError.self) { try tree.plan(for: Inbound.Shortcut(home: "attic", target: .actionSet(name: "x"), body: .text(""))) }
+        #expect(throws: StatusError.self) { try tree.plan(for: Inbound.Shortcut(home: "lab", target: .group(name: "All Lights", characteristic: "hue"), body: .text("1"))) }
+    }
 }
