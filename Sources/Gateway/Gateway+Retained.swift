@@ -110,7 +110,7 @@ extension Gateway {
         }
         if rule.isPaced, !pacer.offer(reference, debounce: rule.debounce, throttle: rule.throttle, now: clock.elapsed) {
             withholdValue(value, of: characteristic, topic: topic)
-            wakePacerIfNeeded()
+            pacerDeadlines.wake(for: pacer.nextDeadline)
             return true
         }
         publish(value, of: characteristic, reference: reference, topic: topic, home: home, rule: rule)

@@ -145,9 +145,7 @@ public actor Gateway {
     var machine: CommandMachine
     var recipients: [CommandMachine.Ticket: Recipient] = [:]
     /// Wakes the deadline loop (``expireCommandsOnTime()``) when an earlier deadline appears.
-    let commandAlarm = Alarm()
-    /// The deadline the loop sleeps until; nil while it sleeps until woken.
-    var commandTimerDeadline: Duration?
+    let commandDeadlines = DeadlineAlarm()
     /// The gateway's own time per command (`$request/gateway/statistics`).
     var timings = CommandTimings()
     /// What `$health` reports (and `/metrics` counts alike).
@@ -170,12 +168,11 @@ public actor Gateway {
     /// The debounced and throttled values held (``PublishPacer``), and the wake-up of the loop
     /// that publishes them when due (``releasePacedValues()``).
     var pacer = PublishPacer()
-    let pacerAlarm = Alarm()
-    var pacerTimerDeadline: Duration?
+    let pacerDeadlines = DeadlineAlarm()
     /// The bulbs that follow Adaptive Lighting and their renewals (`AdaptiveLighting/`), and
     /// the wake-up of the renewal loop.
     var adaptiveLighting: AdaptiveLightingSchedule
-    let adaptiveLightingAlarm = Alarm()
+    let renewalDeadlines = DeadlineAlarm()
     /// Wakes the trigger scheduler when the layout changed (`Gateway+Triggers.swift`).
     let triggerAlarm = Alarm()
     /// When ``run()`` began, and when the synchronisation under way began (the debug log's timings).

@@ -59,7 +59,7 @@ extension Gateway {
         let wasOn = adaptiveLighting.isOn(bulb.service)
         adaptiveLighting.confirmed(bulb.service, span: transition.span, now: clock.elapsed)
         if !wasOn { adaptiveLightingChanged(bulb.service) }
-        wakeAdaptiveLightingRenewals()
+        renewalDeadlines.wake(for: adaptiveLighting.nextRenewal) // the renewal loop sleeps until a later one
     }
 
     /// Tells the bulb to end its transition; Adaptive Lighting is off once it answered.
@@ -112,18 +112,12 @@ extension Gateway {
     /// Renews each transition before its curve ends, one sleep at a time.
     func renewAdaptiveLighting() async throws {
         while true {
-            let generation = adaptiveLightingAlarm.generation
-            try await adaptiveLightingAlarm.sleep(until: adaptiveLighting.nextRenewal.map(EngineClock.Instant.init), on: clock, unlessRungAfter: generation)
+            try await renewalDeadlines.wait(renewalDeadlines.sleep(until: adaptiveLighting.nextRenewal), on: clock)
             for service in adaptiveLighting.due(now: clock.elapsed) {
                 adaptiveLighting.renewing(service, now: clock.elapsed)
                 giveTransition(to: service, because: "renewal")
             }
         }
-    }
-
-    /// Wakes the renewal loop (a new transition's renewal may be earlier than its sleep).
-    func wakeAdaptiveLightingRenewals() {
-        adaptiveLightingAlarm.ring()
     }
 
     /// A wanted bulb is (again) reachable, or the gateway started: it gets a new transition.

@@ -85,7 +85,7 @@ extension Gateway {
                 work.cancel(job)
             }
         }
-        wakeCommandTimerIfNeeded()
+        commandDeadlines.wake(for: machine.nextDeadline()) // the deadline loop sleeps until a later one
     }
 
     /// Calls the device as device work, cancelled when the machine abandons the job (at its
@@ -126,21 +126,9 @@ extension Gateway {
     /// Acknowledges commands past their deadline (-70408) as their deadlines come, on the engine's clock.
     func expireCommandsOnTime() async throws {
         while true {
-            let generation = commandAlarm.generation
-            let deadline = machine.nextDeadline()
-            commandTimerDeadline = deadline
-            try await commandAlarm.sleep(until: deadline.map(EngineClock.Instant.init), on: clock, unlessRungAfter: generation)
-            commandTimerDeadline = nil
+            try await commandDeadlines.wait(commandDeadlines.sleep(until: machine.nextDeadline()), on: clock)
             perform(machine.expire(now: clock.elapsed))
         }
-    }
-
-    /// Wakes the deadline loop when the machine's next deadline is earlier than the one it sleeps for.
-    private func wakeCommandTimerIfNeeded() {
-        guard let next = machine.nextDeadline() else { return }
-        if let sleepingUntil = commandTimerDeadline, sleepingUntil <= next { return }
-        commandTimerDeadline = next
-        commandAlarm.ring()
     }
 
     // MARK: Outcomes

@@ -16,21 +16,9 @@ extension Gateway {
     /// Publishes the held values when they are due (``PublishPacer``), one sleep at a time.
     func releasePacedValues() async throws {
         while true {
-            let generation = pacerAlarm.generation
-            let deadline = pacer.nextDeadline
-            pacerTimerDeadline = deadline
-            try await pacerAlarm.sleep(until: deadline.map(EngineClock.Instant.init), on: clock, unlessRungAfter: generation)
-            pacerTimerDeadline = nil
+            try await pacerDeadlines.wait(pacerDeadlines.sleep(until: pacer.nextDeadline), on: clock)
             for reference in pacer.release(now: clock.elapsed) { publishHeld(reference) }
         }
-    }
-
-    /// Wakes the release loop when the pacer's next deadline is earlier than the one it sleeps for.
-    func wakePacerIfNeeded() {
-        guard let next = pacer.nextDeadline else { return }
-        if let sleepingUntil = pacerTimerDeadline, sleepingUntil <= next { return }
-        pacerTimerDeadline = next
-        pacerAlarm.ring()
     }
 
     /// A held characteristic is due: its value now (the newest) goes out as its rule says.
