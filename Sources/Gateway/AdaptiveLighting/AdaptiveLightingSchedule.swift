@@ -1,4 +1,5 @@
 import HomeModel
+import Wire
 
 /// Which bulbs follow Adaptive Lighting and when each transition is renewed, as a value: the
 /// engine tells it what the bulbs confirmed and asks it what is due; it reads no clock (times
@@ -58,6 +59,26 @@ struct AdaptiveLightingSchedule: Sendable {
     /// The bulb is gone from the home: forgotten.
     mutating func forget(_ service: ServiceReference) {
         ended(service)
+    }
+
+    /// Acknowledged writes: a person's colour (temperature, hue, saturation) on a bulb whose
+    /// Adaptive Lighting is on ends it, as in the Home app. Returns the bulbs it ended.
+    mutating func endByHand(_ results: [CommandMachine.Result], in tree: HomeTree) -> [ServiceReference] {
+        guard isAnyOn else { return [] }
+        return results.compactMap { result in
+            guard case .written = result.outcome, let bulb = tree.adaptiveLightingBulb(containing: result.item.reference),
+                  bulb.manual.contains(result.item.reference.iid), ended(bulb.service) else { return nil }
+            return bulb.service
+        }
+    }
+
+    /// A value from a bulb: its Active Transition Count at 0 while Adaptive Lighting is on means
+    /// the bulb ended it (a change made on the bulb, another controller's write). Returns the
+    /// bulb it ended.
+    mutating func endByBulb(_ value: Value, at reference: CharacteristicReference, in tree: HomeTree) -> ServiceReference? {
+        guard isAnyOn, let bulb = tree.adaptiveLightingBulb(containing: reference), bulb.activeCount == reference.iid,
+              value.json.int == 0, ended(bulb.service) else { return nil }
+        return bulb.service
     }
 
     /// The earliest renewal; nil when none is on.

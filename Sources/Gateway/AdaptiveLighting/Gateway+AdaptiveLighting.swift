@@ -13,7 +13,8 @@ import Wire
 /// it; the bulb then follows it with no traffic. The transition is renewed before its curve ends
 /// (``AdaptiveLightingSchedule``), and given again when the gateway starts and when the bulb
 /// comes back. `off`, a person's write to the colour temperature, hue or saturation (as in the
-/// Home app), or the bulb's own Active Transition Count dropping to 0 ends it.
+/// Home app), or the bulb's own Active Transition Count dropping to 0 ends it
+/// (``AdaptiveLightingSchedule/endByHand(_:in:)``, ``AdaptiveLightingSchedule/endByBulb(_:at:in:)``).
 extension Gateway {
     // MARK: Sets and gets
 
@@ -71,8 +72,9 @@ extension Gateway {
         }
     }
 
-    /// The state changed: published, stored, announced.
-    private func adaptiveLightingChanged(_ service: ServiceReference) {
+    /// The state changed: published, stored, announced; `ended` says why it ended, for the log.
+    func adaptiveLightingChanged(_ service: ServiceReference, ended: String? = nil) {
+        if let ended { logger.info("Adaptive Lighting of \(tree.accessory(service.accessoryID)?.accessory.name ?? service.accessoryID.rawValue) ended: \(ended)") }
         if let topic = tree.adaptiveLightingTopic(of: service) {
             let payload = adaptiveLighting.payload(service)
             if policy.isDisabled(service.accessoryID) { withhold(topic, payload) } else { assertRetained(topic, payload) }
@@ -82,29 +84,6 @@ extension Gateway {
         guard let (home, accessory) = tree.accessory(service.accessoryID) else { return }
         announce(Announcement("adaptive-lighting", ["accessory": .string(accessory.id.rawValue), "name": .string(accessory.name), "home": .string(home.name),
                                         "service": .int(Int64(service.serviceIID)), "on": .bool(adaptiveLighting.isOn(service))]))
-    }
-
-    // MARK: What ends it
-
-    /// Acknowledged writes: a person's colour (temperature, hue, saturation) on a bulb whose
-    /// Adaptive Lighting is on ends it, as in the Home app.
-    func endAdaptiveLightingOnManualWrites(_ results: [CommandMachine.Result]) {
-        guard adaptiveLighting.isAnyOn else { return }
-        for result in results {
-            guard case .written = result.outcome, let bulb = tree.adaptiveLightingBulb(containing: result.item.reference),
-                  bulb.manual.contains(result.item.reference.iid), adaptiveLighting.ended(bulb.service) else { continue }
-            logger.info("Adaptive Lighting of \(tree.name(of: bulb.control)) ended: its colour was set by hand")
-            adaptiveLightingChanged(bulb.service)
-        }
-    }
-
-    /// A value from a bulb: its Active Transition Count at 0 while Adaptive Lighting is on means
-    /// the bulb ended it (a change made on the bulb, another controller's write).
-    func followActiveTransitionCount(_ value: Value, of reference: CharacteristicReference) {
-        guard adaptiveLighting.isAnyOn, let bulb = tree.adaptiveLightingBulb(containing: reference), bulb.activeCount == reference.iid,
-              value.json.int == 0, adaptiveLighting.ended(bulb.service) else { return }
-        logger.info("Adaptive Lighting of \(tree.name(of: bulb.control)) ended by the bulb (its active transition count is 0)")
-        adaptiveLightingChanged(bulb.service)
     }
 
     // MARK: Renewals

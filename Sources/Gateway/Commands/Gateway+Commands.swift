@@ -79,7 +79,7 @@ extension Gateway {
             case .apply(let reference, let value):
                 applyValue(value, to: reference)
             case .acknowledge(let ticket, let results):
-                endAdaptiveLightingOnManualWrites(results)
+                for bulb in adaptiveLighting.endByHand(results, in: tree) { adaptiveLightingChanged(bulb, ended: "its colour was set by hand") }
                 deliver(results, of: ticket)
             case .abandon(let job):
                 work.cancel(job)
@@ -180,7 +180,9 @@ extension Gateway {
         guard let taken = tree.takeValue(value, at: reference) else { return } // an accessory the home lacks
         heard(from: reference.accessoryID)
         guard let characteristic = taken.characteristic else { return }
-        if adaptiveLighting.isAnyOn, characteristic.type == "active-transition-count" { followActiveTransitionCount(value, of: reference) }
+        if adaptiveLighting.isAnyOn, characteristic.type == "active-transition-count", let bulb = adaptiveLighting.endByBulb(value, at: reference, in: tree) {
+            adaptiveLightingChanged(bulb, ended: "the bulb ended it (its active transition count is 0)")
+        }
         // The history keeps what changed (an event of a momentary characteristic is a change).
         if publishValue(value, of: characteristic, reference: reference, home: taken.home), taken.changed {
             recordHistory(value, of: reference)
