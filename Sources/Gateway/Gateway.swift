@@ -16,14 +16,18 @@ import Wire
 /// tree (clearing stale ones, republishing what a broker lost); serves the simulator controls.
 ///
 /// The data path reads forward: ``InboundCodec`` turns each message into an ``Inbound``
-/// (`Inbound/`); commands are resolved, checked and run by the ``CommandMachine``, whose actions
-/// (device calls, values, acknowledgements) are carried out in `Commands/Gateway+Commands.swift`;
-/// device events in `Gateway+DeviceEvents.swift`; retained state and its hygiene decided by the
-/// ``RetainedMachine`` (`Retained/`), carried out in `Gateway+Retained.swift`; `$layout`, `$meta` and `$events` in `Gateway+Layout.swift`;
-/// `$request/...` in `Gateway+Requests.swift` and `Gateway+Management.swift`; shortcuts and
-/// action sets in `Commands/`; timer triggers in `Gateway+Triggers.swift`; the history of
-/// values in `History/`; the options per accessory (retain, QoS, debounce, throttle, exclude,
-/// disabled, Home Assistant's names) in `Options/`; Adaptive Lighting in `AdaptiveLighting/`.
+/// (`Inbound/`); what a set, a shortcut or a request names is read against the ``HomeTree``
+/// (`Layout/HomeTree.swift` and its `HomeTree+*.swift` beside the code that uses them); commands
+/// are run by the ``CommandMachine``, whose actions (device calls, values, acknowledgements) are
+/// carried out in `Commands/Gateway+Commands.swift`; device events in
+/// `Gateway+DeviceEvents.swift`; what the tree retains (``RetainedTree``) and its hygiene
+/// (``RetainedMachine``) in `Retained/`, carried out in `Gateway+Retained.swift`; `$layout`,
+/// `$meta` and `$events` in `Layout/`; `$request/...` in `Requests/` and `Management/`;
+/// shortcuts and action sets in `Commands/`; timer triggers in `Triggers/`; the accessory
+/// browser in `Browser/`; the history of values in `History/`; the options per accessory
+/// (retain, QoS, debounce, throttle, exclude, disabled, Home Assistant's names) in `Options/`;
+/// Adaptive Lighting in `AdaptiveLighting/`. The actor keeps the state and carries out what
+/// these value types decide.
 public actor Gateway {
     /// The engine's settings.
     public struct Configuration: Sendable {
