@@ -310,7 +310,11 @@ public actor Gateway {
     private func connectionChanged(_ event: ConnectionEvent) {
         switch event {
         case .connected:
-            noteConnection()
+            retained.connectionOpened()
+            connections += 1
+            metrics.recordConnection(true, reconnect: connections > 1)
+            connected = true
+            logger.debug("connection \(connections): connected \(started.duration(to: .now)) after the engine started")
             if isSubscribed { beginSync() } // else once subscribed, in ``run()``
         case .disconnected:
             connected = false
@@ -318,14 +322,6 @@ public actor Gateway {
         case .reconnecting, .stopped:
             break
         }
-    }
-
-    private func noteConnection() {
-        retained.connectionOpened()
-        connections += 1
-        metrics.recordConnection(true, reconnect: connections > 1)
-        connected = true
-        logger.debug("connection \(connections): connected \(started.duration(to: .now)) after the engine started")
     }
 
     private func followDeviceEvents(_ stream: AsyncStream<AccessoryEvent>) async {
