@@ -34,7 +34,7 @@ extension HomeStore {
     /// Stores `homes` as the configuration last applied, replacing the previous one, with the
     /// digest of the file they came from (``lastAppliedDigest()``).
     public func saveLastAppliedConfiguration(_ homes: [Home], digest: [UInt8]) throws(StoreError) {
-        let encoded = Data(ModelJSON.encode(homes))
+        let encoded = Data(JSON.array(homes.map(\.modelJSON)).encoded())
         try write("save the last applied configuration") { db in
             try Self.setSetting(SettingKey.lastAppliedConfiguration, to: encoded, in: db)
             try Self.setSetting(SettingKey.lastAppliedDigest, to: Data(digest), in: db)

@@ -323,44 +323,6 @@ extension Home {
     }
 }
 
-extension ModelJSON {
-    /// Homes as the last applied configuration keeps them: the bytes of
-    /// `JSON.array(homes.map(\.modelJSON))`, written an accessory at a time, so that one
-    /// accessory's JSON tree is held at once and not the whole home's (at 10,000 accessories the
-    /// whole tree was about 100 MB of dictionaries, the start's peak of memory).
-    static func encode(_ homes: [Home]) -> [UInt8] {
-        var bytes: [UInt8] = [UInt8(ascii: "[")]
-        for (index, home) in homes.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            home.writeModelJSON(into: &bytes)
-        }
-        bytes.append(UInt8(ascii: "]"))
-        return bytes
-    }
-}
-
-extension Home {
-    /// Appends ``modelJSON``'s bytes: the home without its accessories encoded (its keys sorted,
-    /// so `accessories` comes first), each accessory's spliced into its empty list.
-    fileprivate func writeModelJSON(into bytes: inout [UInt8]) {
-        var shell = self
-        shell.accessories = []
-        let encoded = shell.modelJSON.encoded()
-        let emptyList = Array(#"{"accessories":[]"#.utf8)
-        guard encoded.starts(with: emptyList) else {
-            bytes += modelJSON.encoded() // not the shape expected: the whole home at once
-            return
-        }
-        bytes += emptyList.dropLast()
-        for (index, accessory) in accessories.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes += accessory.modelJSON.encoded()
-        }
-        bytes.append(UInt8(ascii: "]"))
-        bytes += encoded[emptyList.count...]
-    }
-}
-
 extension TimerTrigger {
     var modelJSON: JSON {
         var json: JSON = [

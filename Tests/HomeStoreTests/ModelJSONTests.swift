@@ -34,16 +34,6 @@ struct ModelJSONTests {
         #expect(throws: ModelJSON.Failure.self) { try Value(modelJSON: parsed) }
     }
 
-    @Test("homes written an accessory at a time are the bytes of the whole tree encoded, and read back the same; a home without accessories too")
-    func homesStreamed() throws {
-        for homes in [Fixtures.homes, [Home(id: "empty", name: "Empty", isPrimary: true)], []] {
-            let streamed = ModelJSON.encode(homes)
-            #expect(streamed == JSON.array(homes.map(\.modelJSON)).encoded())
-            let read = try ModelJSON.list(try ModelJSON.parse(streamed, "homes"), "homes") { json throws(ModelJSON.Failure) in try Home(modelJSON: json) }
-            #expect(read == homes)
-        }
-    }
-
     @Test("a trigger stored before last fire dates existed reads with none")
     func triggerWithoutLastFireDate() throws {
         let json = try JSON.parse(#"{"id":"t","name":"T","fireDate":0,"actionSetIDs":["a"],"isEnabled":true}"#)
