@@ -60,12 +60,7 @@ extension Gateway {
             case .store(let deferred):
                 storeWriter.write(deferred.what, deferred.write)
             case .firstSynchronisationDone:
-                // Once the writes held for it are done too: the configuration as applied is
-                // encoded on the store's thread after this, and what it frees should go back as well.
-                work.start { [storeWriter] in
-                    await storeWriter.flush()
-                    Memory.returnFreedMemory()
-                }
+                Memory.returnFreedMemory()
             }
         }
     }
