@@ -69,7 +69,7 @@ extension Gateway {
     /// (``RetainedTree/forEach(_:)``); what the options hold back goes to the page instead
     /// (``withhold(_:_:)``).
     func forEachRetained(_ body: (String, [UInt8]) -> Void) {
-        let retainedTree = RetainedTree(tree: tree, policy: policy, payloads: payloads, output: configuration.output, characteristicMeta: configuration.characteristicMeta,
+        let retainedTree = RetainedTree(tree: tree, policy: policy, output: configuration.output, characteristicMeta: configuration.characteristicMeta,
                                         homeAssistantPrefix: configuration.homeAssistantPrefix, lastSeen: lastSeen, adaptiveLighting: adaptiveLighting, browser: browser)
         retainedTree.forEach { topic, payload, withheld in
             if withheld { withhold(topic, payload) } else { body(topic, payload) }

@@ -1,20 +1,8 @@
 import HomeModel
 import Wire
 
-/// One `$events` message: its `event` (the kind) and its fields.
-struct Announcement {
-    let kind: String
-    let fields: [String: JSON]
-
-    init(_ kind: String, _ fields: [String: JSON]) {
-        self.kind = kind
-        self.fields = fields
-    }
-}
-
 /// The `$events` a layout change produces.
 enum LayoutChanges {
-
     static func events(from before: [Home], to after: [Home]) -> [Announcement] {
         var events: [Announcement] = []
         let old = Dictionary(before.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

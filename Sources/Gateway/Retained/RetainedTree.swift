@@ -8,7 +8,6 @@ import Wire
 struct RetainedTree {
     let tree: HomeTree
     let policy: PublishPolicy
-    let payloads: TreePayloads
     let output: Gateway.Output
     /// Whether each characteristic has its own `<characteristic>/$meta`.
     let characteristicMeta: Bool
@@ -16,6 +15,21 @@ struct RetainedTree {
     let lastSeen: LastSeen
     let adaptiveLighting: AdaptiveLightingSchedule
     let browser: BrowserEntries
+    /// The payloads, from the tree and the options.
+    private let payloads: TreePayloads
+
+    init(tree: HomeTree, policy: PublishPolicy, output: Gateway.Output, characteristicMeta: Bool, homeAssistantPrefix: String?,
+         lastSeen: LastSeen, adaptiveLighting: AdaptiveLightingSchedule, browser: BrowserEntries) {
+        self.tree = tree
+        self.policy = policy
+        self.output = output
+        self.characteristicMeta = characteristicMeta
+        self.homeAssistantPrefix = homeAssistantPrefix
+        self.lastSeen = lastSeen
+        self.adaptiveLighting = adaptiveLighting
+        self.browser = browser
+        payloads = TreePayloads(base: tree.base, map: tree.map, policy: policy, homeAssistantPrefix: homeAssistantPrefix)
+    }
 
     /// Every retained message in the order it is published: `$layout` in its parts, then per
     /// accessory `$meta`, `$reachable`, `$last-seen`, every value (momentary characteristics
